@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/gibbsgen/gibbsgen/gen"
+)
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the request was valid but could not be carried out
+	exitUsage   = 2 // the request was invalid
+)
+
+// usageError marks errors that get exitUsage.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+const examples = `EXAMPLES:
+   Generate ./gibbs32 for every GPU architecture nvcc supports from sm_75:
+      gibbsgen --dim 32
+
+   Name the package and directory; build for two architectures only:
+      gibbsgen --dim 8 --pkg mvn8 --out internal/mvn8 --arch sm_80,sm_90
+
+   From a Go file of the parent package in another module:
+      //go:generate go run github.com/gibbsgen/gibbsgen/cmd/gibbsgen --dim 32 --out gibbs32
+
+The output directory belongs to gibbsgen: it is replaced atomically, and a
+file in it that gibbsgen did not write (or that was edited since) stops the
+run. nvcc is looked up in $CUDACXX, $CUDA_HOME/bin, PATH, /usr/local/cuda/bin.
+Exit status: 0 success, 1 failure, 2 invalid usage.
+`
+
+func init() {
+	// urfave/cli gives --version the alias -v, which gibbsgen uses for
+	// --verbose.
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:                  "gibbsgen",
+		Usage:                 "compile a Gibbs sampler for an N-dimensional Gaussian into a Go package with embedded CUDA",
+		UsageText:             "gibbsgen --dim N [--pkg NAME] [--out DIR] [--arch LIST] [--allow-spills] [--threads N] [-v]",
+		Version:               gen.Version,
+		Writer:                stdout,
+		ErrWriter:             stderr,
+		CustomAppHelpTemplate: cli.AppHelpTemplate + "\n" + examples,
+		HideHelpCommand:       true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "dim", Usage: fmt.Sprintf("state dimension, an integer from 1 to %d (required)", gen.MaxDim)},
+			&cli.StringFlag{Name: "pkg", Usage: "Go package name (default gibbs<dim>)"},
+			&cli.StringFlag{Name: "out", Usage: "output directory (default ./<pkg>)"},
+			&cli.StringFlag{Name: "arch", Usage: "comma-separated nvcc targets, e.g. sm_80,sm_90,compute_90 (default: every sm_XX >= sm_75 that nvcc supports, plus PTX for the newest)"},
+			&cli.BoolFlag{Name: "allow-spills", Usage: "accept kernels that ptxas spills to local memory"},
+			&cli.IntFlag{Name: "threads", Value: runtime.NumCPU(), Usage: "nvcc --threads: architectures compiled in parallel"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print the ptxas resource report"},
+		},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
+		Action:       func(c *cli.Context) error { return generate(c, stdout) },
+	}
+}
+
+// run is main without os.Exit, for tests.
+func run(args []string, stdout, stderr io.Writer) int {
+	err := newApp(stdout, stderr).Run(args)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "gibbsgen:", err)
+	var ue usageError
+	var se *gen.SpecError
+	if errors.As(err, &ue) || errors.As(err, &se) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// specFromFlags is the first pipeline stage: flags to a validated Spec.
+func specFromFlags(c *cli.Context) (gen.Spec, error) {
+	if c.NArg() > 0 {
+		return gen.Spec{}, usageError{fmt.Errorf("unexpected argument %q: gibbsgen takes flags only (see --help)", c.Args().First())}
+	}
+	if !c.IsSet("dim") {
+		return gen.Spec{}, &gen.SpecError{Flag: "dim", Value: "", Rule: fmt.Sprintf("is required: an integer from 1 to %d", gen.MaxDim)}
+	}
+	raw := c.String("dim")
+	dim, err := strconv.Atoi(strings.TrimSpace(raw))
+	if err != nil {
+		return gen.Spec{}, &gen.SpecError{Flag: "dim", Value: raw, Rule: fmt.Sprintf("must be an integer from 1 to %d", gen.MaxDim)}
+	}
+	s := gen.Spec{Dim: dim, Package: c.String("pkg"), Dir: c.String("out"), AllowSpills: c.Bool("allow-spills")}
+	if !c.IsSet("pkg") {
+		s.Package = gen.DefaultPackage(dim)
+	}
+	if !c.IsSet("out") {
+		s.Dir = s.Package
+	}
+	if c.IsSet("arch") {
+		for _, a := range strings.Split(c.String("arch"), ",") {
+			s.Arch = append(s.Arch, strings.TrimSpace(a))
+		}
+	}
+	if t := c.Int("threads"); t < 1 {
+		return gen.Spec{}, &gen.SpecError{Flag: "threads", Value: strconv.Itoa(t), Rule: "must be a positive integer"}
+	}
+	return s, s.Validate()
+}
+
+func generate(c *cli.Context, stdout io.Writer) error {
+	s, err := specFromFlags(c)
+	if err != nil {
+		return err
+	}
+	if err := gen.CheckOutput(s.Dir); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	tc, err := gen.FindNVCC(ctx, gen.OSEnv)
+	if err != nil {
+		return err
+	}
+	pkg, b, err := gen.Generate(ctx, s, tc, c.Int("threads"))
+	if err != nil {
+		return err
+	}
+	if c.Bool("verbose") {
+		for _, r := range b.Resources {
+			fmt.Fprintf(stdout, "%-20s %-7s %3d registers  %5d B stack  %4d/%4d B spill st/ld  %6d B smem\n",
+				r.Kernel, r.Arch, r.Registers, r.StackBytes, r.SpillStores, r.SpillLoads, r.SharedBytes)
+		}
+	}
+	if err := gen.Write(pkg); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "gibbsgen: wrote %s (package %s, dim %d, targets %s, nvcc %s)\n",
+		s.Dir, s.Package, s.Dim, strings.Join(b.Targets, ","), b.NVCC)
+	return nil
+}

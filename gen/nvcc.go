@@ -1,0 +1,298 @@
+package gen
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Toolchain is an nvcc found on this machine and what it can target.
+type Toolchain struct {
+	Path    string   // absolute path of nvcc
+	Version string   // e.g. "11.8.89"
+	Codes   []string // real architectures it can build, e.g. sm_80
+	Virtual []string // virtual architectures it can emit PTX for, e.g. compute_90
+}
+
+// ErrNoNVCC is wrapped by FindNVCC's error when no nvcc was found.
+var ErrNoNVCC = errors.New("nvcc not found")
+
+// installHint says how to get nvcc; it is part of the not-found message.
+const installHint = "install the CUDA toolkit (Debian: add \"contrib non-free\" to the Components line of /etc/apt/sources.list.d/debian.sources, then apt-get install nvidia-cuda-toolkit; elsewhere NVIDIA's CUDA installer) or set CUDACXX to the nvcc binary"
+
+// Env abstracts the process environment for FindNVCC, so tests can control it.
+type Env struct {
+	Getenv   func(string) string
+	LookPath func(string) (string, error)
+}
+
+// OSEnv is the real environment.
+var OSEnv = Env{Getenv: os.Getenv, LookPath: exec.LookPath}
+
+// FindNVCC locates nvcc in order: $CUDACXX, $CUDA_HOME/bin, PATH,
+// /usr/local/cuda/bin; then asks it for its version and targets.
+func FindNVCC(ctx context.Context, env Env) (*Toolchain, error) {
+	path, err := locateNVCC(env)
+	if err != nil {
+		return nil, err
+	}
+	tc := &Toolchain{Path: path}
+	out, err := exec.CommandContext(ctx, path, "--version").CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("%s --version failed: %v\n%s", path, err, out)
+	}
+	m := regexp.MustCompile(`release [0-9.]+, V([0-9.]+)`).FindSubmatch(out)
+	if m == nil {
+		return nil, fmt.Errorf("%s --version: no version in output:\n%s", path, out)
+	}
+	tc.Version = string(m[1])
+	if tc.Codes, err = listTargets(ctx, path, "--list-gpu-code"); err != nil {
+		return nil, err
+	}
+	if tc.Virtual, err = listTargets(ctx, path, "--list-gpu-arch"); err != nil {
+		return nil, err
+	}
+	return tc, nil
+}
+
+func locateNVCC(env Env) (string, error) {
+	if p := env.Getenv("CUDACXX"); p != "" {
+		if !isExecutable(p) {
+			return "", fmt.Errorf("%w: CUDACXX=%s is not an executable file; %s", ErrNoNVCC, p, installHint)
+		}
+		return filepath.Abs(p)
+	}
+	if h := env.Getenv("CUDA_HOME"); h != "" {
+		if p := filepath.Join(h, "bin", "nvcc"); isExecutable(p) {
+			return filepath.Abs(p)
+		}
+	}
+	if p, err := env.LookPath("nvcc"); err == nil {
+		return filepath.Abs(p)
+	}
+	if p := "/usr/local/cuda/bin/nvcc"; isExecutable(p) {
+		return p, nil
+	}
+	return "", fmt.Errorf("%w: looked in $CUDACXX, $CUDA_HOME/bin, PATH and /usr/local/cuda/bin; %s", ErrNoNVCC, installHint)
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+func listTargets(ctx context.Context, nvcc, flag string) ([]string, error) {
+	out, err := exec.CommandContext(ctx, nvcc, flag).Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s failed: %v", nvcc, flag, err)
+	}
+	return strings.Fields(string(out)), nil
+}
+
+// archNumber returns 90 for "sm_90" or "compute_90", and ok=false for
+// suffixed or malformed names such as "sm_90a".
+func archNumber(a string) (int, bool) {
+	_, num, ok := strings.Cut(a, "_")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(num)
+	return n, err == nil
+}
+
+// minDefaultArch is the oldest architecture built by default (Turing).
+const minDefaultArch = 75
+
+// DefaultTargets is every real architecture from sm_75 up that nvcc
+// supports, plus PTX for the newest, so that newer GPUs can JIT it.
+func (tc *Toolchain) DefaultTargets() []string {
+	var out []string
+	newest := 0
+	for _, c := range tc.Codes {
+		if n, ok := archNumber(c); ok && strings.HasPrefix(c, "sm_") && n >= minDefaultArch {
+			out = append(out, c)
+		}
+	}
+	for _, v := range tc.Virtual {
+		if n, ok := archNumber(v); ok && strings.HasPrefix(v, "compute_") && n > newest {
+			newest = n
+		}
+	}
+	if newest > 0 {
+		out = append(out, fmt.Sprintf("compute_%d", newest))
+	}
+	return out
+}
+
+// CheckArch verifies that nvcc supports every target.
+func (tc *Toolchain) CheckArch(targets []string) error {
+	for _, t := range targets {
+		list := tc.Codes
+		if strings.HasPrefix(t, "compute_") {
+			list = tc.Virtual
+		}
+		if !contains(list, t) {
+			return &SpecError{"arch", t, fmt.Sprintf("is not supported by nvcc %s (%s); supported: %s", tc.Version, tc.Path, strings.Join(append(append([]string{}, tc.Codes...), tc.Virtual...), " "))}
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Resources is ptxas's report for one kernel on one architecture.
+type Resources struct {
+	Kernel      string `json:"kernel"`
+	Arch        string `json:"arch"`
+	Registers   int    `json:"registers"`
+	StackBytes  int    `json:"stack_bytes"`
+	SpillStores int    `json:"spill_store_bytes"`
+	SpillLoads  int    `json:"spill_load_bytes"`
+	SharedBytes int    `json:"shared_bytes"`
+}
+
+// Build is the output of one nvcc run.
+type Build struct {
+	Fatbin    []byte
+	Targets   []string
+	NVCC      string // nvcc version
+	Resources []Resources
+	Log       string // nvcc's complete stderr, for -v
+}
+
+// NVCCError is a failed nvcc run; Output is nvcc's own text, verbatim.
+type NVCCError struct {
+	Args   []string
+	Err    error
+	Output string
+}
+
+func (e *NVCCError) Error() string {
+	return fmt.Sprintf("nvcc failed (%v):\n%s", e.Err, e.Output)
+}
+
+// SpillError reports kernels that ptxas spilled to local memory.
+type SpillError struct{ Spills []Resources }
+
+func (e *SpillError) Error() string {
+	var b strings.Builder
+	b.WriteString("ptxas spilled registers to local memory (pass --allow-spills to accept):")
+	for _, r := range e.Spills {
+		fmt.Fprintf(&b, "\n  %s on %s: %d registers, %d bytes spill stores, %d bytes spill loads", r.Kernel, r.Arch, r.Registers, r.SpillStores, r.SpillLoads)
+	}
+	return b.String()
+}
+
+// NVCCArgs returns nvcc's arguments for compiling src to out. --fmad=false
+// guards the documented rounding: the kernels use explicit intrinsics, and no
+// other arithmetic may be contracted behind their back.
+func NVCCArgs(src, out string, targets []string, threads int) []string {
+	args := []string{"-fatbin", "-O3", "--fmad=false", "-Xptxas", "-v", "--threads", strconv.Itoa(threads), "-o", out}
+	for _, t := range targets {
+		num := strings.TrimPrefix(strings.TrimPrefix(t, "sm_"), "compute_")
+		args = append(args, "-gencode", fmt.Sprintf("arch=compute_%s,code=%s", num, t))
+	}
+	return append(args, src)
+}
+
+// Compile runs nvcc on src in a scratch directory and returns the fatbin and
+// resource report. A spill is an error unless allowSpills.
+func (tc *Toolchain) Compile(ctx context.Context, src Source, targets []string, threads int, allowSpills bool) (Build, error) {
+	dir, err := os.MkdirTemp("", "gibbsgen-nvcc-")
+	if err != nil {
+		return Build{}, err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.WriteFile(filepath.Join(dir, src.Name), src.Text, 0o644); err != nil {
+		return Build{}, err
+	}
+	args := NVCCArgs(src.Name, "out.fatbin", targets, threads)
+	cmd := exec.CommandContext(ctx, tc.Path, args...)
+	cmd.Dir = dir // relative names keep the scratch path out of the fatbin
+	var stderr bytes.Buffer
+	cmd.Stdout = &stderr
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return Build{}, &NVCCError{Args: args, Err: err, Output: stderr.String()}
+	}
+	fatbin, err := os.ReadFile(filepath.Join(dir, "out.fatbin"))
+	if err != nil {
+		return Build{}, fmt.Errorf("nvcc succeeded but wrote no fatbin: %w", err)
+	}
+	b := Build{Fatbin: fatbin, Targets: targets, NVCC: tc.Version, Log: stderr.String()}
+	b.Resources = ParsePtxas(b.Log)
+	if !allowSpills {
+		var spills []Resources
+		for _, r := range b.Resources {
+			if r.SpillStores > 0 || r.SpillLoads > 0 {
+				spills = append(spills, r)
+			}
+		}
+		if len(spills) > 0 {
+			return Build{}, &SpillError{spills}
+		}
+	}
+	return b, nil
+}
+
+var (
+	reEntry = regexp.MustCompile(`Compiling entry function '([^']+)' for '([^']+)'`)
+	reFrame = regexp.MustCompile(`(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads`)
+	reUsed  = regexp.MustCompile(`Used (\d+) registers`)
+	reSmem  = regexp.MustCompile(`(\d+) bytes smem`)
+)
+
+// ParsePtxas extracts per-kernel, per-architecture resources from the
+// output of nvcc -Xptxas -v, sorted by kernel then architecture.
+func ParsePtxas(log string) []Resources {
+	var out []Resources
+	var cur *Resources
+	sc := bufio.NewScanner(strings.NewReader(log))
+	for sc.Scan() {
+		line := sc.Text()
+		if m := reEntry.FindStringSubmatch(line); m != nil {
+			out = append(out, Resources{Kernel: m[1], Arch: m[2]})
+			cur = &out[len(out)-1]
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		if m := reFrame.FindStringSubmatch(line); m != nil {
+			cur.StackBytes, _ = strconv.Atoi(m[1])
+			cur.SpillStores, _ = strconv.Atoi(m[2])
+			cur.SpillLoads, _ = strconv.Atoi(m[3])
+		}
+		if m := reUsed.FindStringSubmatch(line); m != nil {
+			cur.Registers, _ = strconv.Atoi(m[1])
+			if s := reSmem.FindStringSubmatch(line); s != nil {
+				cur.SharedBytes, _ = strconv.Atoi(s[1])
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Kernel != out[j].Kernel {
+			return out[i].Kernel < out[j].Kernel
+		}
+		ai, _ := archNumber(out[i].Arch)
+		aj, _ := archNumber(out[j].Arch)
+		return ai < aj
+	})
+	return out
+}

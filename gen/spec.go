@@ -1,0 +1,87 @@
+// Package gen is the gibbsgen generator. Its pipeline is a chain of values:
+//
+//	Spec (validated flags)
+//	  → RenderCUDA  → Source (CUDA text from templates/)
+//	  → Toolchain.Compile → Build (fatbin and ptxas resource report)
+//	  → GoPackage   → Package (files: Go binding, tests, source, fatbin, manifest)
+//	  → Write       (atomic replacement of the output directory)
+//
+// Only Toolchain.Compile and Write touch the file system or run programs.
+package gen
+
+import (
+	"fmt"
+	"go/token"
+	"path/filepath"
+	"regexp"
+)
+
+// Version is the gibbsgen version recorded in every generated file.
+const Version = "0.1.0"
+
+// MaxDim is the largest supported dimension. The thread-per-chain kernels
+// keep the state and one running sum per coordinate in registers, 2·dim
+// registers plus about 30 for Philox and addressing; at dim 64 that is about
+// 160 of the 255 a thread may have. Beyond that ptxas spills to local memory,
+// which the sampler is specialized to avoid.
+const MaxDim = 64
+
+// Spec is a validated request for one generated package.
+type Spec struct {
+	Dim         int      // state dimension, 1..MaxDim
+	Package     string   // Go package name
+	Dir         string   // output directory
+	Arch        []string // nvcc targets such as "sm_80" or "compute_90"; empty means the default list
+	AllowSpills bool     // accept register spills reported by ptxas
+}
+
+// SpecError is a rejected flag value.
+type SpecError struct {
+	Flag  string // the flag, without dashes
+	Value string
+	Rule  string // what the value must be
+}
+
+func (e *SpecError) Error() string {
+	return fmt.Sprintf("invalid --%s %q: %s", e.Flag, e.Value, e.Rule)
+}
+
+// DefaultPackage is the package name used when none is given.
+func DefaultPackage(dim int) string { return fmt.Sprintf("gibbs%d", dim) }
+
+var archRE = regexp.MustCompile(`^(sm|compute)_[0-9]+[a-z]?$`)
+
+// Validate checks every field and returns the first violation as a *SpecError.
+// Arch entries are checked for form here; whether nvcc supports them is
+// checked against the found toolchain (Toolchain.CheckArch).
+func (s Spec) Validate() error {
+	if s.Dim < 1 || s.Dim > MaxDim {
+		return &SpecError{"dim", fmt.Sprint(s.Dim), fmt.Sprintf("must be an integer from 1 to %d", MaxDim)}
+	}
+	if token.IsKeyword(s.Package) {
+		return &SpecError{"pkg", s.Package, "is a Go keyword"}
+	}
+	if !token.IsIdentifier(s.Package) || s.Package == "_" {
+		return &SpecError{"pkg", s.Package, "must be a valid Go identifier (letters, digits, underscores; not starting with a digit)"}
+	}
+	if s.Package == "main" {
+		return &SpecError{"pkg", s.Package, "must be an importable package name, not main"}
+	}
+	if s.Dir == "" {
+		return &SpecError{"out", s.Dir, "must be a directory path"}
+	}
+	if filepath.Clean(s.Dir) == "/" {
+		return &SpecError{"out", s.Dir, "must not be the file-system root"}
+	}
+	seen := map[string]bool{}
+	for _, a := range s.Arch {
+		if !archRE.MatchString(a) {
+			return &SpecError{"arch", a, "entries must look like sm_80 (machine code) or compute_90 (PTX)"}
+		}
+		if seen[a] {
+			return &SpecError{"arch", a, "is listed twice"}
+		}
+		seen[a] = true
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package gibbstest
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/gibbsgen/gibbsgen/gibbsrt"
+)
+
+// familyAlpha is the false-alarm probability of one family of checks (all
+// means, all covariances, or all lag covariances of one model). Each entry
+// is tested at familyAlpha/entries (Bonferroni), so the bound is
+// z·SE with z = Φ⁻¹(1 − familyAlpha/(2·entries)), about 5.6 to 6.4 here.
+const familyAlpha = 1e-6
+
+func zBound(entries int) float64 {
+	return distuv.UnitNormal.Quantile(1 - familyAlpha/(2*float64(entries)))
+}
+
+// TB is the part of testing.TB the checks use, so that tests of the checks
+// themselves can record failures instead of failing.
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatal(args ...any)
+}
+
+// sweepFunc is Sweep of either sampler.
+type sweepFunc func(x []float32, sweeps int, st gibbsrt.Stream) error
+
+// Distribution runs the closed-form distribution checks on the CPU twin at a
+// small size (4000 chains per target).
+func Distribution(t *testing.T, h Harness) {
+	rng := rand.New(rand.NewPCG(uint64(h.Dim), 2))
+	for _, m := range Targets(h.Dim, rng) {
+		t.Run(m.Name, func(t *testing.T) {
+			CheckDistribution(t, m, h.reference(t, m).Sweep, 4000, rng)
+		})
+	}
+}
+
+// CheckDistribution starts chains from exact draws of N(mu, Σ), runs the
+// sampler, and checks, against bounds derived from the estimators'
+// variances:
+//   - the mean and covariance after 2 and after 6 sweeps (stationarity);
+//   - Cov(x_{t+k}, x_t) = G^k Σ for k = 1 and 4, which a wrong update order
+//     or a stale value fails even when the marginal is right.
+//
+// The means are known (mu), so the estimators are unbiased with exactly
+// Var(mean_i) = Σ_ii/B and Var(C_ij) = (Σ_ii Σ_jj + E[C_ij]²)/B.
+func CheckDistribution(t TB, m Model, sweep sweepFunc, chains int, rng *rand.Rand) {
+	t.Helper()
+	x := ExactDraws(m, chains, rng)
+	st := gibbsrt.Stream{Seed: rng.Uint64()}
+	step := func(n int) {
+		t.Helper()
+		if err := sweep(x, n, st); err != nil {
+			t.Fatal(err)
+		}
+		st.Sweep += uint64(n)
+	}
+	step(2)
+	checkMoments(t, "after 2 sweeps", m, x, chains)
+	xt := append([]float32(nil), x...)
+	g := SweepMatrix(m.Q)
+	step(1)
+	checkLag(t, m, xt, x, chains, 1, g)
+	step(3)
+	checkLag(t, m, xt, x, chains, 4, g)
+	checkMoments(t, "after 6 sweeps", m, x, chains)
+}
+
+func checkMoments(t TB, when string, m Model, x []float32, chains int) {
+	t.Helper()
+	d := m.Q.SymmetricDim()
+	zm := zBound(d)
+	for i := 0; i < d; i++ {
+		var s float64
+		for c := 0; c < chains; c++ {
+			s += float64(x[c*d+i]) - m.Mu[i]
+		}
+		mean := s / float64(chains)
+		if se := math.Sqrt(m.Sigma.At(i, i) / float64(chains)); math.Abs(mean) > zm*se {
+			t.Errorf("%s %s: mean of x_%d is off mu by %g, over the bound %.2f·SE = %g", m.Name, when, i, mean, zm, zm*se)
+		}
+	}
+	cov := crossCov(m, x, x, chains)
+	zc := zBound(d * (d + 1) / 2)
+	for i := 0; i < d; i++ {
+		for j := 0; j <= i; j++ {
+			want := m.Sigma.At(i, j)
+			se := math.Sqrt((m.Sigma.At(i, i)*m.Sigma.At(j, j) + want*want) / float64(chains))
+			if diff := math.Abs(cov.At(i, j) - want); diff > zc*se {
+				t.Errorf("%s %s: Cov(x_%d, x_%d) = %g, want %g (difference %g over the bound %.2f·SE = %g)", m.Name, when, i, j, cov.At(i, j), want, diff, zc, zc*se)
+			}
+		}
+	}
+}
+
+func checkLag(t TB, m Model, xt, xk []float32, chains, k int, g *mat.Dense) {
+	t.Helper()
+	d := m.Q.SymmetricDim()
+	var gk, want mat.Dense
+	gk.Pow(g, k)
+	want.Mul(&gk, m.Sigma)
+	got := crossCov(m, xk, xt, chains)
+	z := zBound(d * d)
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			w := want.At(i, j)
+			se := math.Sqrt((m.Sigma.At(i, i)*m.Sigma.At(j, j) + w*w) / float64(chains))
+			if diff := math.Abs(got.At(i, j) - w); diff > z*se {
+				t.Errorf("%s: lag-%d Cov(x_%d at t+%d, x_%d at t) = %g, want (G^%dΣ) = %g (difference %g over the bound %.2f·SE = %g)", m.Name, k, i, k, j, got.At(i, j), k, w, diff, z, z*se)
+			}
+		}
+	}
+}
+
+// crossCov is (1/B) Σ_c (a_c − mu)(b_c − mu)ᵀ.
+func crossCov(m Model, a, b []float32, chains int) *mat.Dense {
+	d := m.Q.SymmetricDim()
+	out := mat.NewDense(d, d, nil)
+	da := make([]float64, d)
+	db := make([]float64, d)
+	acc := out.RawMatrix().Data
+	for c := 0; c < chains; c++ {
+		for i := 0; i < d; i++ {
+			da[i] = float64(a[c*d+i]) - m.Mu[i]
+			db[i] = float64(b[c*d+i]) - m.Mu[i]
+		}
+		for i := 0; i < d; i++ {
+			row := acc[i*d : (i+1)*d]
+			for j := range row {
+				row[j] += da[i] * db[j]
+			}
+		}
+	}
+	out.Scale(1/float64(chains), out)
+	return out
+}
+
+// String renders a model's name and size, for logs.
+func (m Model) String() string { return fmt.Sprintf("%s dim %d", m.Name, m.Q.SymmetricDim()) }

@@ -1,0 +1,126 @@
+package gibbsrt
+
+import (
+	"errors"
+	"fmt"
+)
+
+// The update order
+//
+// One sweep updates i = 0, …, dim-1 in turn:
+//
+//	acc  = Offset[i]
+//	acc  = fma(c[i][j], x_j, acc)   for j = i+1, …, dim-1, 0, …, i-1
+//	x_i  = fma(Scale[i], z_i, acc)
+//
+// with every fma rounded once to float32. The cyclic order of j, starting
+// after i, is the order in which a kernel that pushes each new x_j into the
+// other coordinates' running sums accumulates them; a kernel that pulls the
+// sum for x_i uses the same order, so every strategy, and this CPU twin,
+// produce bit-identical states.
+
+// ErrClosed is returned by any use of a sampler after Close.
+var ErrClosed = errors.New("gibbsrt: sampler is closed")
+
+// CheckSweepArgs validates the arguments shared by every sweep call.
+func CheckSweepArgs(dim, lenX, sweeps int, st Stream) (chains int, err error) {
+	if sweeps < 0 {
+		return 0, fmt.Errorf("gibbsrt: sweeps = %d; the sweep count must be >= 0", sweeps)
+	}
+	if lenX%dim != 0 {
+		return 0, fmt.Errorf("gibbsrt: state has %d elements, not a multiple of dim %d (want chains×%d)", lenX, dim, dim)
+	}
+	chains = lenX / dim
+	return chains, st.check(chains, sweeps)
+}
+
+// Reference is the pure-Go twin of the CUDA kernels: the same random stream,
+// the same update order and the same float32 rounding, so its results equal
+// the GPU's bit for bit. It is safe for concurrent use once the model is set,
+// provided callers pass disjoint state slices.
+type Reference struct {
+	co *Coefficients
+}
+
+// NewReference returns a reference sampler for dim with no model set.
+func NewReference() *Reference { return &Reference{} }
+
+// SetModel validates Q and mu (see NewCoefficients) and installs them.
+func (r *Reference) SetModel(dim int, Q [][]float64, mu []float64) error {
+	co, err := NewCoefficients(dim, Q, mu)
+	if err != nil {
+		return err
+	}
+	r.co = co
+	return nil
+}
+
+// Coefficients returns the installed tables, or nil.
+func (r *Reference) Coefficients() *Coefficients { return r.co }
+
+// Sweep runs sweeps Gibbs sweeps over the row-major [chains][dim] state x.
+func (r *Reference) Sweep(x []float32, sweeps int, st Stream) error {
+	if r.co == nil {
+		return errors.New("gibbsrt: Sweep called before SetModel")
+	}
+	chains, err := CheckSweepArgs(r.co.Dim, len(x), sweeps, st)
+	if err != nil {
+		return err
+	}
+	d := r.co.Dim
+	z := make([]float32, Stride(d))
+	for c := 0; c < chains; c++ {
+		xc := x[c*d : (c+1)*d]
+		for k := 0; k < sweeps; k++ {
+			for g := 0; g*4 < d; g++ {
+				n := Normals4(st.Seed, st.Chain+uint64(c), st.Sweep+uint64(k), g)
+				copy(z[4*g:], n[:])
+			}
+			r.co.update(xc, z)
+		}
+	}
+	return nil
+}
+
+// SweepNoise runs sweeps with caller-supplied normals instead of the Philox
+// stream. noise is laid out [sweeps][dim][chains]: the normal for chain c,
+// sweep k, coordinate i is noise[(k*dim+i)*chains+c].
+func (r *Reference) SweepNoise(x, noise []float32, sweeps int) error {
+	if r.co == nil {
+		return errors.New("gibbsrt: SweepNoise called before SetModel")
+	}
+	chains, err := CheckSweepArgs(r.co.Dim, len(x), sweeps, Stream{})
+	if err != nil {
+		return err
+	}
+	d := r.co.Dim
+	if len(noise) != sweeps*d*chains {
+		return fmt.Errorf("gibbsrt: noise has %d elements, want sweeps×dim×chains = %d×%d×%d = %d", len(noise), sweeps, d, chains, sweeps*d*chains)
+	}
+	z := make([]float32, d)
+	for c := 0; c < chains; c++ {
+		xc := x[c*d : (c+1)*d]
+		for k := 0; k < sweeps; k++ {
+			for i := range z {
+				z[i] = noise[(k*d+i)*chains+c]
+			}
+			r.co.update(xc, z)
+		}
+	}
+	return nil
+}
+
+// update is one sweep of one chain in the documented order.
+func (co *Coefficients) update(x, z []float32) {
+	d, st := co.Dim, co.Stride
+	for i := 0; i < d; i++ {
+		acc := co.Offset[i]
+		for j := i + 1; j < d; j++ {
+			acc = FMA32(co.Weight[j*st+i], x[j], acc)
+		}
+		for j := 0; j < i; j++ {
+			acc = FMA32(co.Weight[j*st+i], x[j], acc)
+		}
+		x[i] = FMA32(co.Scale[i], z[i], acc)
+	}
+}

@@ -1,0 +1,24 @@
+package gibbsrt
+
+// Compatibility between generated packages and this runtime, in the style of
+// protobuf's protoimpl.EnforceVersion. A generated package records the
+// GenVersion of the gibbsgen that wrote it and asserts, at compile time,
+//
+//	const _ = gibbsrt.EnforceVersion(G - gibbsrt.MinVersion)
+//	const _ = gibbsrt.EnforceVersion(gibbsrt.MaxVersion - G)
+//
+// A negative constant does not convert to the unsigned EnforceVersion, so a
+// package generated for an incompatible runtime fails to build at those lines,
+// whose comment tells the user to regenerate it.
+const (
+	// GenVersion is the version gibbsgen writes into new packages.
+	GenVersion = 1
+	// MinVersion is the oldest generated-package version this runtime supports.
+	MinVersion = 1
+	// MaxVersion is the newest generated-package version this runtime supports.
+	MaxVersion = 1
+)
+
+// EnforceVersion is used by generated code to assert compatibility; it has
+// no other use.
+type EnforceVersion uint
