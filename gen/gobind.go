@@ -222,8 +222,11 @@ func testFile(s Spec, b Build) *jen.File {
 		{"TestReference", "Reference", "CPU: stream, update order, argument checks."},
 		{"TestModelValidation", "ModelValidation", "CPU: every SetModel rejection names what failed."},
 		{"TestDistribution", "Distribution", "CPU: moments and lag covariances against closed forms, small sizes."},
+		{"TestNumerics", "Numerics", "CPU: float32 stays within 1e-2 SD of float64 after 1, 10, 1000 sweeps."},
 		{"TestGPU", "GPU", "GPU: kernels equal the CPU twin bit for bit; skips without a driver or device."},
 		{"TestGPUClose", "GPUClose", "GPU: Close is idempotent and later calls fail; skips without a device."},
+		{"TestGPUDistribution", "GPUDistribution", "GPU: closed-form checks at 1M chains, GPU = CPU after 1000 sweeps, tails."},
+		{"TestGPULargeState", "GPULargeState", "GPU: a state over 2^31 elements (8.6 GB; GIBBSGEN_LARGE=1)."},
 	} {
 		f.Comment(t.name + " — " + t.doc)
 		f.Func().Id(t.name).Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -118,9 +119,12 @@ func NewManifest(s Spec, src Source, b Build) Manifest {
 
 // Encode renders the manifest as indented JSON with a final newline.
 func (m Manifest) Encode() ([]byte, error) {
-	out, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep "<<" readable; the manifest is not HTML
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
 		return nil, err
 	}
-	return append(out, '\n'), nil
+	return buf.Bytes(), nil
 }

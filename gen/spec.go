@@ -73,6 +73,11 @@ func (s Spec) Validate() error {
 	if filepath.Clean(s.Dir) == "/" {
 		return &SpecError{"out", s.Dir, "must not be the file-system root"}
 	}
+	if c := filepath.Clean(s.Dir); c == "." || filepath.Base(c) == ".." {
+		// Write replaces the directory by renaming a sibling onto it,
+		// which cannot work for the current directory or a parent of it.
+		return &SpecError{"out", s.Dir, "must name the package directory itself, not . or .."}
+	}
 	seen := map[string]bool{}
 	for _, a := range s.Arch {
 		if !archRE.MatchString(a) {

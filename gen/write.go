@@ -27,7 +27,7 @@ func (e *OwnershipError) Error() string {
 // the new one, never a mixture, and a failure leaves the old one untouched.
 func Write(pkg Package) error {
 	dir := filepath.Clean(pkg.Dir)
-	fi, err := os.Lstat(dir)
+	fi, err := lstatOut(dir)
 	exists := err == nil
 	switch {
 	case exists && !fi.IsDir():
@@ -121,6 +121,9 @@ func checkOwned(dir string) error {
 	if err := json.Unmarshal(mb, &m); err != nil {
 		return &OwnershipError{dir, ManifestName, "is not a gibbsgen manifest (" + err.Error() + ")"}
 	}
+	if m.Gibbsgen == "" {
+		return &OwnershipError{dir, ManifestName, "is not a gibbsgen manifest (no \"gibbsgen\" version)"}
+	}
 	for _, e := range entries {
 		name := e.Name()
 		if name == ManifestName {
@@ -145,7 +148,7 @@ func checkOwned(dir string) error {
 // an existing non-directory, and an existing directory must hold only files
 // gibbsgen wrote. Write checks again, since the tree may change meanwhile.
 func CheckOutput(dir string) error {
-	fi, err := os.Lstat(dir)
+	fi, err := lstatOut(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -156,4 +159,26 @@ func CheckOutput(dir string) error {
 		return &SpecError{"out", dir, "exists and is not a directory"}
 	}
 	return checkOwned(filepath.Clean(dir))
+}
+
+// lstatOut is os.Lstat of an output directory, except that when a parent of
+// dir is an existing non-directory (so dir can never be created) it returns a
+// *SpecError naming that parent rather than lstat's bare ENOTDIR.
+func lstatOut(dir string) (fs.FileInfo, error) {
+	fi, err := os.Lstat(dir)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return fi, err
+	}
+	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+		if pfi, perr := os.Stat(p); perr == nil {
+			if !pfi.IsDir() {
+				return nil, &SpecError{"out", dir, fmt.Sprintf("cannot be created: %s exists and is not a directory", p)}
+			}
+			break
+		}
+		if p == filepath.Dir(p) {
+			break
+		}
+	}
+	return nil, err
 }

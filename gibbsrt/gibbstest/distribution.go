@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -121,23 +123,40 @@ func checkLag(t TB, m Model, xt, xk []float32, chains, k int, g *mat.Dense) {
 	}
 }
 
-// crossCov is (1/B) Σ_c (a_c − mu)(b_c − mu)ᵀ.
+// crossCov is (1/B) Σ_c (a_c − mu)(b_c − mu)ᵀ, summed in parallel over
+// chunks of chains (the GPU suites use a million chains).
 func crossCov(m Model, a, b []float32, chains int) *mat.Dense {
 	d := m.Q.SymmetricDim()
-	out := mat.NewDense(d, d, nil)
-	da := make([]float64, d)
-	db := make([]float64, d)
-	acc := out.RawMatrix().Data
-	for c := 0; c < chains; c++ {
-		for i := 0; i < d; i++ {
-			da[i] = float64(a[c*d+i]) - m.Mu[i]
-			db[i] = float64(b[c*d+i]) - m.Mu[i]
-		}
-		for i := 0; i < d; i++ {
-			row := acc[i*d : (i+1)*d]
-			for j := range row {
-				row[j] += da[i] * db[j]
+	workers := min(runtime.NumCPU(), max(1, chains/1024))
+	parts := make([][]float64, workers)
+	var wg sync.WaitGroup
+	for w := range parts {
+		parts[w] = make([]float64, d*d)
+		wg.Add(1)
+		go func(acc []float64, lo, hi int) {
+			defer wg.Done()
+			da := make([]float64, d)
+			db := make([]float64, d)
+			for c := lo; c < hi; c++ {
+				for i := 0; i < d; i++ {
+					da[i] = float64(a[c*d+i]) - m.Mu[i]
+					db[i] = float64(b[c*d+i]) - m.Mu[i]
+				}
+				for i := 0; i < d; i++ {
+					row := acc[i*d : (i+1)*d]
+					for j := range row {
+						row[j] += da[i] * db[j]
+					}
+				}
 			}
+		}(parts[w], w*chains/workers, (w+1)*chains/workers)
+	}
+	wg.Wait()
+	out := mat.NewDense(d, d, nil)
+	acc := out.RawMatrix().Data
+	for _, p := range parts {
+		for k, v := range p {
+			acc[k] += v
 		}
 	}
 	out.Scale(1/float64(chains), out)

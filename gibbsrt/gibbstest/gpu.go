@@ -3,10 +3,14 @@ package gibbstest
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
 	"testing"
+	"unsafe"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
 )
@@ -169,8 +173,10 @@ func GPU(t *testing.T, h Harness) {
 		if err := g.Sweep(x, -1, st); err == nil {
 			t.Error("Sweep with -1 sweeps succeeded")
 		}
-		if err := g.Sweep(x[:len(x)-1], 1, st); err == nil {
-			t.Error("Sweep with a ragged state succeeded")
+		if d > 1 { // every length is a whole number of 1-dimensional chains
+			if err := g.Sweep(x[:len(x)-1], 1, st); err == nil {
+				t.Error("Sweep with a ragged state succeeded")
+			}
 		}
 		requireEqual(t, "state after no-ops and rejected calls", x, x0, d)
 	})
@@ -199,5 +205,140 @@ func GPUClose(t *testing.T, h Harness) {
 		if !errors.Is(err, gibbsrt.ErrClosed) {
 			t.Errorf("%s after Close: %v, want ErrClosed", name, err)
 		}
+	}
+}
+
+// gpuChains is the batch of the GPU distribution tests: a million chains
+// makes the bounds about 25 times tighter than the CPU suite's 4000
+// (variance errors of about 1% are caught).
+const gpuChains = 1 << 20
+
+// GPUDistribution runs the closed-form distribution checks on the GPU at a
+// million chains per target, checks the GPU equals the CPU twin exactly
+// after 1, 10 and 1000 sweeps on each target, and checks the frequency of
+// |z| > 4 among the device normals.
+func GPUDistribution(t *testing.T, h Harness) {
+	g := OpenGPU(t, h)
+	d := h.Dim
+	rng := rand.New(rand.NewPCG(uint64(d), 5))
+	for _, m := range Targets(d, rng) {
+		t.Run(m.Name, func(t *testing.T) {
+			if err := g.SetModel(m.Rows(), m.Mu); err != nil {
+				t.Fatal(err)
+			}
+			CheckDistribution(t, m, g.Sweep, gpuChains, rng)
+
+			ref := h.reference(t, m)
+			const chains = 64
+			x := ExactDraws(m, chains, rng)
+			y := append([]float32(nil), x...)
+			st := gibbsrt.Stream{Seed: rng.Uint64()}
+			done := 0
+			for _, target := range driftSweeps {
+				n := target - done
+				if err := g.Sweep(x, n, st); err != nil {
+					t.Fatal(err)
+				}
+				if err := ref.Sweep(y, n, st); err != nil {
+					t.Fatal(err)
+				}
+				st.Sweep += uint64(n)
+				done = target
+				requireEqual(t, fmt.Sprintf("GPU vs CPU after %d sweeps", target), x, y, d)
+				t.Logf("after %4d sweeps: GPU and CPU states identical (max difference 0)", target)
+			}
+		})
+	}
+	t.Run("Tails", func(t *testing.T) {
+		chains := gpuChains / max(1, d/8)
+		z, err := g.Runtime().Normals(chains, 4, gibbsrt.Stream{Seed: 77})
+		if err != nil {
+			t.Fatal(err)
+		}
+		CheckTails(t, z)
+	})
+}
+
+// CheckTails compares the frequency of |z| > 4 with 2(1 − Φ(4)) within
+// 5.5 binomial standard deviations (two-sided false alarm about 4e-8).
+func CheckTails(t TB, z []float32) {
+	t.Helper()
+	p := 2 * distuv.UnitNormal.Survival(4)
+	n := float64(len(z))
+	count := 0
+	for _, v := range z {
+		if v > 4 || v < -4 {
+			count++
+		}
+	}
+	mean, sd := n*p, math.Sqrt(n*p*(1-p))
+	if math.Abs(float64(count)-mean) > 5.5*sd {
+		t.Errorf("%d of %d normals have |z| > 4; expected %.1f ± %.1f (5.5 SD bound)", count, len(z), mean, 5.5*sd)
+	}
+}
+
+// GPULargeState runs one sweep per strategy on a device-resident state of
+// more than 2^31 elements (about 8.6 GB), so that any 32-bit index would
+// wrap, and checks chains at the start, around the 2^31-element boundary and
+// at the end against the CPU twin, which reaches the same chains through
+// Stream.Chain. Set GIBBSGEN_LARGE=1 to run it; it skips when the device
+// lacks the memory.
+func GPULargeState(t *testing.T, h Harness) {
+	if os.Getenv("GIBBSGEN_LARGE") == "" {
+		t.Skip("set GIBBSGEN_LARGE=1 to sweep an 8.6 GB state")
+	}
+	g := OpenGPU(t, h)
+	d := h.Dim
+	chains := (1<<31)/d + 2 // chains·dim > 2^31
+	m := AR1(d, 0.7, NonzeroMean(d))
+	if err := g.SetModel(m.Rows(), m.Mu); err != nil {
+		t.Fatal(err)
+	}
+	ref := h.reference(t, m)
+	ctx := g.Runtime().Context()
+	bytes := uint64(chains) * uint64(d) * 4
+	buf, err := ctx.Alloc(bytes)
+	if err != nil {
+		t.Skipf("cannot allocate %d bytes on the device: %v", bytes, err)
+	}
+	defer ctx.Free(buf)
+	const start = float32(0.5) // not zero: zeros hide unwritten outputs
+	boundary := (1 << 31) / d
+	probes := []int{0, 1, boundary - 1, boundary, boundary + 1, chains - 2, chains - 1}
+	st := gibbsrt.Stream{Seed: 2024, Sweep: 5}
+	for _, s := range strategies {
+		t.Run(s.String(), func(t *testing.T) {
+			if err := ctx.Memset32(buf, math.Float32bits(start), uint64(chains)*uint64(d)); err != nil {
+				t.Fatal(err)
+			}
+			if err := g.SetStrategy(s); err != nil {
+				t.Fatal(err)
+			}
+			if err := g.SweepDevice(buf, chains, 1, st); err != nil {
+				t.Fatal(err)
+			}
+			if err := ctx.Synchronize(); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range probes {
+				got := make([]float32, d)
+				if err := ctx.CopyFromDevice(unsafe.Pointer(&got[0]), buf+gibbsrt.DevicePtr(uint64(c)*uint64(d)*4), uint64(d)*4); err != nil {
+					t.Fatal(err)
+				}
+				want := make([]float32, d)
+				for i := range want {
+					want[i] = start
+				}
+				sub := st
+				sub.Chain = uint64(c)
+				if err := ref.Sweep(want, 1, sub); err != nil {
+					t.Fatal(err)
+				}
+				requireEqual(t, fmt.Sprintf("chain %d of %d", c, chains), got, want, d)
+			}
+		})
+	}
+	if err := g.SetStrategy(gibbsrt.Auto); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,0 +1,143 @@
+package gibbsrt
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// decodeModel turns fuzz bytes into a model of dimension 1..6. Entries are
+// int16/64, with two byte values reserved for NaN and ±Inf; when sym is
+// set the lower triangle mirrors the upper, so the positive-definiteness
+// check is reached often.
+func decodeModel(dimByte uint8, sym bool, data []byte) ([][]float64, []float64) {
+	d := 1 + int(dimByte%6)
+	next := func() float64 {
+		if len(data) < 2 {
+			return 1
+		}
+		v := binary.LittleEndian.Uint16(data)
+		data = data[2:]
+		switch v {
+		case 0x7ff8:
+			return math.NaN()
+		case 0x7ff0:
+			return math.Inf(1)
+		case 0xfff0:
+			return math.Inf(-1)
+		}
+		return float64(int16(v)) / 64
+	}
+	q := make([][]float64, d)
+	for i := range q {
+		q[i] = make([]float64, d)
+		for j := range q[i] {
+			if sym && j < i {
+				q[i][j] = q[j][i]
+			} else {
+				q[i][j] = next()
+			}
+		}
+	}
+	mu := make([]float64, d)
+	for i := range mu {
+		mu[i] = next()
+	}
+	return q, mu
+}
+
+// FuzzSetModel checks that validation never panics, rejects with a
+// *ModelError, and accepts only models that really are valid: finite,
+// symmetric within tolerance, positive diagonal, positive definite, with
+// finite float32 tables.
+func FuzzSetModel(f *testing.F) {
+	f.Add(uint8(1), true, []byte{128, 0, 32, 0, 32, 0, 128, 0})
+	f.Add(uint8(2), false, []byte{0, 1, 2, 3})
+	f.Fuzz(func(t *testing.T, dimByte uint8, sym bool, data []byte) {
+		q, mu := decodeModel(dimByte, sym, data)
+		d := len(q)
+		co, err := NewCoefficients(d, q, mu)
+		if err != nil {
+			var me *ModelError
+			if !errors.As(err, &me) {
+				t.Fatalf("rejection %v is a %T, not a *ModelError", err, err)
+			}
+			return
+		}
+		sq := mat.NewSymDense(d, nil)
+		for i := 0; i < d; i++ {
+			if !(q[i][i] > 0) {
+				t.Fatalf("accepted Q[%d][%d] = %v", i, i, q[i][i])
+			}
+			for j := 0; j < d; j++ {
+				if math.IsNaN(q[i][j]) || math.IsInf(q[i][j], 0) {
+					t.Fatalf("accepted non-finite Q[%d][%d]", i, j)
+				}
+				if math.Abs(q[i][j]-q[j][i]) > SymmetryTolerance*math.Sqrt(q[i][i]*q[j][j]) {
+					t.Fatalf("accepted asymmetric Q at (%d, %d)", i, j)
+				}
+				sq.SetSym(i, j, 0.5*(q[i][j]+q[j][i]))
+			}
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(sq) {
+			t.Fatal("accepted a Q that is not positive definite")
+		}
+		for _, tab := range [][]float32{co.Weight, co.Offset, co.Scale} {
+			for k, v := range tab {
+				if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+					t.Fatalf("accepted model has non-finite table entry %d: %v", k, v)
+				}
+			}
+		}
+	})
+}
+
+// TestReferenceConcurrent runs one Reference from several goroutines on
+// disjoint states, as documented; run it with -race. Each result must equal
+// a sequential run.
+func TestReferenceConcurrent(t *testing.T) {
+	const d, chains, workers = 6, 8, 8
+	q := make([][]float64, d)
+	mu := make([]float64, d)
+	for i := range q {
+		q[i] = make([]float64, d)
+		q[i][i] = 2
+		if i > 0 {
+			q[i][i-1], q[i-1][i] = -0.5, -0.5
+		}
+		mu[i] = float64(i)
+	}
+	r := NewReference()
+	if err := r.SetModel(d, q, mu); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float32, chains*d)
+	if err := r.Sweep(want, 5, Stream{Seed: 9}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	got := make([][]float32, workers)
+	for w := range got {
+		got[w] = make([]float32, chains*d)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := r.Sweep(got[w], 5, Stream{Seed: 9}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for w := range got {
+		for i := range want {
+			if got[w][i] != want[i] {
+				t.Fatalf("worker %d: element %d = %v, want %v", w, i, got[w][i], want[i])
+			}
+		}
+	}
+}
