@@ -7,6 +7,7 @@ import _ "embed"
 // normals_kernel) and empty_kernel. It is committed; rebuild it after
 // editing baseline.cu with `go generate ./bench` (needs nvcc, no GPU).
 //
+//go:generate go run ./internal/rnggen -o rng.cuh
 //go:generate nvcc -fatbin -O3 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 -o baseline.fatbin baseline.cu
 //go:embed baseline.fatbin
 var baselineFatbin []byte

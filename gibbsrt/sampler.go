@@ -32,7 +32,8 @@ const (
 	// Auto picks by batch size and dimension (see Sampler.Choose).
 	Auto Strategy = iota
 	// ConstMemory runs one chain per thread and reads the weights from
-	// constant memory: best while they fit its fast cache (about 2 KB).
+	// constant memory. It needs them to fit the constant cache's fast level
+	// (about 2 KB, dim ≤ 22); beyond that it collapses. Auto does not pick it.
 	ConstMemory
 	// SharedMemory runs one chain per thread with the weights staged into
 	// shared memory at block start.
@@ -76,10 +77,6 @@ type ModuleSpec struct {
 	ThreadBlock   int // threads per block of the thread-per-chain kernels
 	WarpsPerBlock int // chains per block of the warp-per-chain kernel
 }
-
-// constCacheBytes is the size of the constant cache's fast level; weight
-// tables larger than this miss it when warps are at different coordinates.
-const constCacheBytes = 2048
 
 // warpChainsPerSM is the batch size per multiprocessor below which one warp
 // per chain beats one thread per chain: with fewer chains than that, one
@@ -196,8 +193,10 @@ func (s *Sampler) SetStrategy(st Strategy) error {
 
 // Choose returns the strategy a sweep over chains would use: the override
 // if one is set; else one warp per chain while the batch is smaller than
-// 64 chains per multiprocessor; else constant memory while the weights fit
-// its 2 KB fast cache; else shared memory.
+// 64 chains per multiprocessor; else shared memory. Constant memory is not
+// chosen automatically: on an H200 it was no faster than shared memory even
+// at dim 8, where the weights fit its cache, and slower from dim 32 on
+// (docs/BENCHMARKS.md).
 func (s *Sampler) Choose(chains int) Strategy {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -210,9 +209,6 @@ func (s *Sampler) choose(chains int) Strategy {
 	}
 	if chains < warpChainsPerSM*s.ctx.MultiprocessorCount() {
 		return WarpPerChain
-	}
-	if 4*s.m.Dim*Stride(s.m.Dim) <= constCacheBytes {
-		return ConstMemory
 	}
 	return SharedMemory
 }

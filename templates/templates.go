@@ -8,5 +8,8 @@ import "embed"
 //go:embed *.cu.tmpl
 var FS embed.FS
 
-// Sampler is the name of the sampler template in FS.
-const Sampler = "sampler.cu.tmpl"
+// Template names in FS.
+const (
+	Sampler = "sampler.cu.tmpl" // one generated module
+	RNG     = "rng"             // the random stream's device code, defined in rng.cu.tmpl
+)

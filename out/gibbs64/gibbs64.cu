@@ -16,6 +16,7 @@
 #define GG_BLOCK  128   // threads per block of the thread-per-chain kernels
 #define GG_WARPS  4  // chains per block of the warp-per-chain kernel
 #define GG_LANES  2   // coordinates per lane in the warp-per-chain kernel
+#define GG_BATCH  (32 / GG_GROUPS)  // sweeps whose normals the warp kernel draws at once
 
 // Model tables, filled by the host (gibbsrt.Coefficients). weight[j][i] is
 // the weight of x_j in the conditional mean of x_i: -Q[i][j]/Q[i][i]; zero on
@@ -107,17 +108,12 @@ __device__ __forceinline__ void gg_sincos2pi(unsigned k, float* sn, float* cs) {
   pc = __fmaf_rn(pc, z, GG_COS_P2);
   pc = __fmul_rn(pc, z);
   float c = __fmaf_rn(pc, z, __fmaf_rn(-0.5f, z, 1.0f));
-  if (q & 1u) {  // a quarter turn: (s, c) -> (c, -s)
-    const float t = s;
-    s = c;
-    c = -t;
-  }
-  if (q & 2u) {  // a half turn
-    s = -s;
-    c = -c;
-  }
-  *sn = s;
-  *cs = c;
+  // Quarter turns, without branches: odd q swaps (s, c) -> (c, -s); q & 2
+  // negates both. Negation is a sign-bit flip, exact like Go's unary minus.
+  const bool odd = (q & 1u) != 0;
+  const unsigned half = (q & 2u) << 30;
+  *sn = __uint_as_float(__float_as_uint(odd ? c : s) ^ half);
+  *cs = __uint_as_float(__float_as_uint(odd ? s : c) ^ half ^ (odd ? 0x80000000u : 0u));
 }
 
 // Box-Muller on one pair of words: (R cos theta, R sin theta).
@@ -272,12 +268,12 @@ extern "C" __global__ void __launch_bounds__(GG_BLOCK, 1)
 gibbs_sweep_shared(float* x, unsigned long long chains, unsigned int sweeps, unsigned long long seed,
                    unsigned long long sweep0, unsigned long long chain0) {
   __shared__ __align__(16) float w[GG_DIM * GG_STRIDE];
-  gg_stage_weights(w);
   const unsigned long long c = gg_thread_chain();
-  if (c >= chains) return;
   float* xc = x + c * GG_DIM;
   float r[GG_DIM];
-  gg_load(r, xc);
+  if (c < chains) gg_load(r, xc);  // issued before the staging, to overlap
+  gg_stage_weights(w);
+  if (c >= chains) return;
   gg_run_chain(r, sweeps, SharedWeights{w, 0}, PhiloxNoise{seed, chain0 + c, sweep0});
   gg_store(xc, r);
 }
@@ -287,12 +283,12 @@ gibbs_sweep_shared(float* x, unsigned long long chains, unsigned int sweeps, uns
 extern "C" __global__ void __launch_bounds__(GG_BLOCK)
 gibbs_sweep_noise(float* x, const float* noise, unsigned long long chains, unsigned int sweeps) {
   __shared__ __align__(16) float w[GG_DIM * GG_STRIDE];
-  gg_stage_weights(w);
   const unsigned long long c = gg_thread_chain();
-  if (c >= chains) return;
   float* xc = x + c * GG_DIM;
   float r[GG_DIM];
-  gg_load(r, xc);
+  if (c < chains) gg_load(r, xc);  // issued before the staging, to overlap
+  gg_stage_weights(w);
+  if (c >= chains) return;
   gg_run_chain(r, sweeps, SharedWeights{w, 0}, BufferNoise{noise, chains, c});
   gg_store(xc, r);
 }
@@ -306,20 +302,29 @@ extern "C" __global__ void __launch_bounds__(32 * GG_WARPS, 1)
 gibbs_sweep_warp(float* x, unsigned long long chains, unsigned int sweeps, unsigned long long seed,
                  unsigned long long sweep0, unsigned long long chain0) {
   __shared__ __align__(16) float w[GG_DIM * GG_STRIDE];
-  gg_stage_weights(w);
   const unsigned lane = threadIdx.x & 31u;
   const unsigned long long c = (unsigned long long)blockIdx.x * GG_WARPS + (threadIdx.x >> 5);
-  if (c >= chains) return;
+  const bool live = c < chains;  // warp-uniform
   float* xc = x + c * GG_DIM;
-  const PhiloxNoise noise{seed, chain0 + c, sweep0};
-  // Coordinate i lives in lane i % 32, slot i / 32.
+  // Coordinate i lives in lane i % 32, slot i / 32. The state loads and the
+  // first batch of normals are issued before the weights are staged, so
+  // their latencies overlap (this matters at one sweep per launch).
   float xs[GG_LANES], acc[GG_LANES];
 #pragma unroll
   for (int t = 0; t < GG_LANES; ++t) {
     const int i = 32 * t + (int)lane;
-    xs[t] = i < GG_DIM ? xc[i] : 0.0f;
+    xs[t] = live && i < GG_DIM ? xc[i] : 0.0f;
     acc[t] = i < GG_DIM ? gibbs_offset[i] : 0.0f;
   }
+  const PhiloxNoise noise{seed, chain0 + c, sweep0};
+  // The warp draws the normals of GG_BATCH sweeps at once, one Philox group
+  // per lane: lane l holds group l % GG_GROUPS of sweep s0 + l / GG_GROUPS.
+  // Drawing one sweep at a time would leave 32 - GG_GROUPS lanes idle.
+  const unsigned my_sweep = lane / GG_GROUPS, my_group = lane % GG_GROUPS;
+  float4 zg = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (live && my_sweep < min((unsigned)GG_BATCH, sweeps)) zg = noise.group(my_sweep, (int)my_group);
+  gg_stage_weights(w);
+  if (!live) return;
   // Initial sums: acc_i = offset_i + sum_{j>i} weight[j][i] x_j, j ascending.
 #pragma unroll
   for (int j = 1; j < GG_DIM; ++j) {
@@ -330,34 +335,37 @@ gibbs_sweep_warp(float* x, unsigned long long chains, unsigned int sweeps, unsig
       if (i < j) acc[t] = __fmaf_rn(w[j * GG_STRIDE + i], xj, acc[t]);
     }
   }
-  for (unsigned s = 0; s < sweeps; ++s) {
-    // Lane g draws group g; the owner of coordinate i then fetches its
-    // normal from lane i/4.
-    const float4 zg = lane < GG_GROUPS ? noise.group(s, (int)lane) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    float z[GG_LANES];
-#pragma unroll
-    for (int t = 0; t < GG_LANES; ++t) {
-      const int i = 32 * t + (int)lane;
-      const int src = i / 4;
-      const float a = __shfl_sync(0xFFFFFFFFu, zg.x, src), b = __shfl_sync(0xFFFFFFFFu, zg.y, src);
-      const float cc = __shfl_sync(0xFFFFFFFFu, zg.z, src), d = __shfl_sync(0xFFFFFFFFu, zg.w, src);
-      const int k = i & 3;
-      z[t] = k == 0 ? a : k == 1 ? b : k == 2 ? cc : d;
+  for (unsigned s0 = 0; s0 < sweeps; s0 += GG_BATCH) {
+    const unsigned nb = min((unsigned)GG_BATCH, sweeps - s0);
+    if (s0 > 0) {
+      zg = my_sweep < nb ? noise.group(s0 + my_sweep, (int)my_group) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     }
+    for (unsigned sb = 0; sb < nb; ++sb) {
+      float z[GG_LANES];
 #pragma unroll
-    for (int i = 0; i < GG_DIM; ++i) {
-      const int t = i / 32;
-      float xi = 0.0f;
-      if ((int)lane == i % 32) {
-        xi = __fmaf_rn(gibbs_scale[i], z[t], acc[t]);
-        xs[t] = xi;
-        acc[t] = gibbs_offset[i];
+      for (int t = 0; t < GG_LANES; ++t) {
+        const int i = 32 * t + (int)lane;
+        const int src = (int)sb * GG_GROUPS + i / 4;
+        const float a = __shfl_sync(0xFFFFFFFFu, zg.x, src), b = __shfl_sync(0xFFFFFFFFu, zg.y, src);
+        const float cc = __shfl_sync(0xFFFFFFFFu, zg.z, src), d = __shfl_sync(0xFFFFFFFFu, zg.w, src);
+        const int k = i & 3;
+        z[t] = k == 0 ? a : k == 1 ? b : k == 2 ? cc : d;
       }
-      xi = __shfl_sync(0xFFFFFFFFu, xi, i % 32);
 #pragma unroll
-      for (int u = 0; u < GG_LANES; ++u) {
-        const int k = 32 * u + (int)lane;
-        if (k != i && k < GG_DIM) acc[u] = __fmaf_rn(w[i * GG_STRIDE + k], xi, acc[u]);
+      for (int i = 0; i < GG_DIM; ++i) {
+        const int t = i / 32;
+        float xi = 0.0f;
+        if ((int)lane == i % 32) {
+          xi = __fmaf_rn(gibbs_scale[i], z[t], acc[t]);
+          xs[t] = xi;
+          acc[t] = gibbs_offset[i];
+        }
+        xi = __shfl_sync(0xFFFFFFFFu, xi, i % 32);
+#pragma unroll
+        for (int u = 0; u < GG_LANES; ++u) {
+          const int k = 32 * u + (int)lane;
+          if (k != i && k < GG_DIM) acc[u] = __fmaf_rn(w[i * GG_STRIDE + k], xi, acc[u]);
+        }
       }
     }
   }
