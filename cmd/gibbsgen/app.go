@@ -65,7 +65,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "out", Usage: "output directory (default ./<pkg>)"},
 			&cli.StringFlag{Name: "arch", Usage: "comma-separated nvcc targets, e.g. sm_80,sm_90,compute_90 (default: every sm_XX >= sm_75 that nvcc supports, plus PTX for the newest)"},
 			&cli.BoolFlag{Name: "allow-spills", Usage: "accept kernels that ptxas spills to local memory"},
-			&cli.IntFlag{Name: "threads", Value: runtime.NumCPU(), Usage: "nvcc --threads: architectures compiled in parallel"},
+			&cli.StringFlag{Name: "threads", Value: strconv.Itoa(runtime.NumCPU()), Usage: "nvcc --threads: architectures compiled in parallel, a positive integer"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print the ptxas resource report"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
@@ -113,8 +113,8 @@ func specFromFlags(c *cli.Context) (gen.Spec, error) {
 			s.Arch = append(s.Arch, strings.TrimSpace(a))
 		}
 	}
-	if t := c.Int("threads"); t < 1 {
-		return gen.Spec{}, &gen.SpecError{Flag: "threads", Value: strconv.Itoa(t), Rule: "must be a positive integer"}
+	if _, err := threads(c); err != nil {
+		return gen.Spec{}, err
 	}
 	return s, s.Validate()
 }
@@ -132,7 +132,8 @@ func generate(c *cli.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	pkg, b, err := gen.Generate(ctx, s, tc, c.Int("threads"))
+	n, _ := threads(c) // validated by specFromFlags
+	pkg, b, err := gen.Generate(ctx, s, tc, n)
 	if err != nil {
 		return err
 	}
@@ -148,4 +149,15 @@ func generate(c *cli.Context, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "gibbsgen: wrote %s (package %s, dim %d, targets %s, nvcc %s)\n",
 		s.Dir, s.Package, s.Dim, strings.Join(b.Targets, ","), b.NVCC)
 	return nil
+}
+
+// threads parses --threads; a string flag, so that every bad value gets the
+// same one-line message.
+func threads(c *cli.Context) (int, error) {
+	raw := c.String("threads")
+	n, err := strconv.Atoi(strings.TrimSpace(raw))
+	if err != nil || n < 1 {
+		return 0, &gen.SpecError{Flag: "threads", Value: raw, Rule: "must be a positive integer"}
+	}
+	return n, nil
 }
