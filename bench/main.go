@@ -741,7 +741,7 @@ func (b *bench) runBatch(d *dimRun, batch int) error {
 				if err := d.s.SetStrategy(strat); err != nil {
 					return err
 				}
-				row.Kernel, row.Resolved = strat.String(), d.s.Choose(batch).String()
+				row.Kernel, row.Resolved = strat.String(), d.s.Choose(batch, sweeps).String()
 				launch = func() error {
 					err := d.s.SweepDevice(xd, batch, sweeps, st)
 					st.Sweep += uint64(sweeps)
@@ -831,7 +831,7 @@ func (b *bench) runCalls() error {
 	empty := func() error {
 		return b.ctx.Launch(b.fn[kernelEmpty], [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, 0)
 	}
-	c := &Calls{Dim: dim, Batch: batch, N: n, Strategy: s.Choose(batch).String()}
+	c := &Calls{Dim: dim, Batch: batch, N: n, Strategy: s.Choose(batch, 1).String()}
 	b.rep.Calls = c
 	if c.SweepAsyncSec, c.SweepSyncSec, err = b.timeCalls(n, sweep, sctx); err != nil {
 		return fmt.Errorf("SweepDevice: %w", err)

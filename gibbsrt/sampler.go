@@ -33,7 +33,8 @@ const (
 	Auto Strategy = iota
 	// ConstMemory runs one chain per thread and reads the weights from
 	// constant memory. It needs them to fit the constant cache's fast level
-	// (about 2 KB, dim ≤ 22); beyond that it collapses. Auto does not pick it.
+	// (about 2 KB: dim ≤ 21); beyond that it collapses. Auto picks it only
+	// for single-sweep launches (see Sampler.Choose).
 	ConstMemory
 	// SharedMemory runs one chain per thread with the weights staged into
 	// shared memory at block start.
@@ -191,24 +192,39 @@ func (s *Sampler) SetStrategy(st Strategy) error {
 	return nil
 }
 
-// Choose returns the strategy a sweep over chains would use: the override
-// if one is set; else one warp per chain while the batch is smaller than
-// 64 chains per multiprocessor; else shared memory. Constant memory is not
-// chosen automatically: on an H200 it was no faster than shared memory even
-// at dim 8, where the weights fit its cache, and slower from dim 32 on
-// (docs/BENCHMARKS.md).
-func (s *Sampler) Choose(chains int) Strategy {
+// Choose returns the strategy a launch of sweeps sweeps over chains chains
+// would use: the override if one is set; otherwise, by the measurements in
+// docs/BENCHMARKS.md (H200):
+//   - one warp per chain while the batch is below 64 chains per
+//     multiprocessor and dim > 8 (at dim 8 one thread per chain was faster
+//     even at 4096 chains; at 32 and 64 the warp kernel was 1.7-2.3x faster);
+//   - constant memory for a single sweep per launch while the weights fit
+//     the constant cache's 2 KB fast level (dim ≤ 21, rows padded to 4):
+//     it skips staging the weights (8% faster at dim 8);
+//   - shared memory otherwise, which was as fast or faster from 100 sweeps
+//     per launch on, even at dim 8.
+func (s *Sampler) Choose(chains, sweeps int) Strategy {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.choose(chains)
+	return s.choose(chains, sweeps)
 }
 
-func (s *Sampler) choose(chains int) Strategy {
+// Thresholds of Choose.
+const (
+	constCacheBytes = 2048 // the constant cache's fast level
+	warpMinDim      = 9    // the warp kernel lost at dim 8
+)
+
+func (s *Sampler) choose(chains, sweeps int) Strategy {
 	if s.strategy != Auto {
 		return s.strategy
 	}
-	if chains < warpChainsPerSM*s.ctx.MultiprocessorCount() {
+	d := s.m.Dim
+	if d >= warpMinDim && chains < warpChainsPerSM*s.ctx.MultiprocessorCount() {
 		return WarpPerChain
+	}
+	if sweeps == 1 && 4*d*Stride(d) <= constCacheBytes {
+		return ConstMemory
 	}
 	return SharedMemory
 }
@@ -275,7 +291,7 @@ func (s *Sampler) SweepDevice(x DevicePtr, chains, sweeps int, st Stream) error 
 const maxSweepsPerLaunch = math.MaxUint32
 
 func (s *Sampler) launchSweeps(x DevicePtr, chains, sweeps int, st Stream) error {
-	strat := s.choose(chains)
+	strat := s.choose(chains, sweeps)
 	grid, block, err := s.geometry(strat, chains)
 	if err != nil {
 		return err

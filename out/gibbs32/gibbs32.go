@@ -87,9 +87,10 @@ func (s *Sampler) SetStrategy(st Strategy) error {
 	return s.s.SetStrategy(st)
 }
 
-// Choose returns the strategy a sweep over chains chains would use.
-func (s *Sampler) Choose(chains int) Strategy {
-	return s.s.Choose(chains)
+// Choose returns the strategy Auto runs for a launch of sweeps sweeps over
+// chains chains (see gibbsrt.Sampler.Choose).
+func (s *Sampler) Choose(chains, sweeps int) Strategy {
+	return s.s.Choose(chains, sweeps)
 }
 
 // Sweep runs sweeps Gibbs sweeps over x, the row-major [chains][32] state,
