@@ -309,12 +309,14 @@ gibbs_sweep_warp(float* x, unsigned long long chains, unsigned int sweeps, unsig
   // Coordinate i lives in lane i % 32, slot i / 32. The state loads and the
   // first batch of normals are issued before the weights are staged, so
   // their latencies overlap (this matters at one sweep per launch).
-  float xs[GG_LANES], acc[GG_LANES];
+  float xs[GG_LANES], acc[GG_LANES], scale[GG_LANES], offset[GG_LANES];
 #pragma unroll
   for (int t = 0; t < GG_LANES; ++t) {
     const int i = 32 * t + (int)lane;
     xs[t] = live && i < GG_DIM ? xc[i] : 0.0f;
-    acc[t] = i < GG_DIM ? gibbs_offset[i] : 0.0f;
+    offset[t] = i < GG_DIM ? gibbs_offset[i] : 0.0f;
+    scale[t] = i < GG_DIM ? gibbs_scale[i] : 0.0f;
+    acc[t] = offset[t];
   }
   const PhiloxNoise noise{seed, chain0 + c, sweep0};
   // The warp draws the normals of GG_BATCH sweeps at once, one Philox group
@@ -353,14 +355,14 @@ gibbs_sweep_warp(float* x, unsigned long long chains, unsigned int sweeps, unsig
       }
 #pragma unroll
       for (int i = 0; i < GG_DIM; ++i) {
+        // Every lane forms its candidate for slot t; the owner's is the new
+        // x_i. Selecting instead of branching keeps the step short: it is
+        // the critical path of the whole sweep.
         const int t = i / 32;
-        float xi = 0.0f;
-        if ((int)lane == i % 32) {
-          xi = __fmaf_rn(gibbs_scale[i], z[t], acc[t]);
-          xs[t] = xi;
-          acc[t] = gibbs_offset[i];
-        }
-        xi = __shfl_sync(0xFFFFFFFFu, xi, i % 32);
+        const float xi = __shfl_sync(0xFFFFFFFFu, __fmaf_rn(scale[t], z[t], acc[t]), i % 32);
+        const bool own = (int)lane == i % 32;
+        xs[t] = own ? xi : xs[t];
+        acc[t] = own ? offset[t] : acc[t];
 #pragma unroll
         for (int u = 0; u < GG_LANES; ++u) {
           const int k = 32 * u + (int)lane;
