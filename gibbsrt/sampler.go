@@ -194,37 +194,34 @@ func (s *Sampler) SetStrategy(st Strategy) error {
 
 // Choose returns the strategy a launch of sweeps sweeps over chains chains
 // would use: the override if one is set; otherwise, by the measurements in
-// docs/BENCHMARKS.md (H200):
-//   - one warp per chain while the batch is below 64 chains per
-//     multiprocessor and dim > 8 (at dim 8 one thread per chain was faster
-//     even at 4096 chains; at 32 and 64 the warp kernel was 1.7-2.3x faster);
+// docs/BENCHMARKS.md (H200, run 4), which this rule picks the fastest of at
+// every measured shape (dims 8, 32, 64; 4096 and 1M chains; 1 and 100
+// sweeps per launch):
 //   - constant memory for a single sweep per launch while the weights fit
-//     the constant cache's 2 KB fast level (dim ≤ 21, rows padded to 4):
-//     it skips staging the weights (8% faster at dim 8);
-//   - shared memory otherwise, which was as fast or faster from 100 sweeps
-//     per launch on, even at dim 8.
+//     the constant cache's 2 KB fast level (dim ≤ 21, rows padded to 4): it
+//     skips staging the weights;
+//   - one warp per chain while the batch is below 64 chains per
+//     multiprocessor;
+//   - shared memory otherwise.
 func (s *Sampler) Choose(chains, sweeps int) Strategy {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.choose(chains, sweeps)
 }
 
-// Thresholds of Choose.
-const (
-	constCacheBytes = 2048 // the constant cache's fast level
-	warpMinDim      = 9    // the warp kernel lost at dim 8
-)
+// constCacheBytes is the constant cache's fast level.
+const constCacheBytes = 2048
 
 func (s *Sampler) choose(chains, sweeps int) Strategy {
 	if s.strategy != Auto {
 		return s.strategy
 	}
 	d := s.m.Dim
-	if d >= warpMinDim && chains < warpChainsPerSM*s.ctx.MultiprocessorCount() {
-		return WarpPerChain
-	}
 	if sweeps == 1 && 4*d*Stride(d) <= constCacheBytes {
 		return ConstMemory
+	}
+	if chains < warpChainsPerSM*s.ctx.MultiprocessorCount() {
+		return WarpPerChain
 	}
 	return SharedMemory
 }

@@ -9,13 +9,13 @@ func TestChoose(t *testing.T) {
 		dim, chains, sweeps int
 		want                Strategy
 	}{
-		{8, 4096, 100, SharedMemory}, // warp lost at dim 8
+		{8, 4096, 100, WarpPerChain}, // small batch, many sweeps
 		{8, 4096, 1, ConstMemory},    // weights fit, one sweep: no staging
 		{8, 1 << 20, 100, SharedMemory},
 		{8, 1 << 20, 1, ConstMemory},
 		{20, 1 << 20, 1, ConstMemory},  // 20·20·4 = 1600 B fit the 2 KB fast level
 		{22, 1 << 20, 1, SharedMemory}, // 22·24·4 = 2112 B (rows padded to 24) do not
-		{32, 4096, 1, WarpPerChain},
+		{32, 4096, 1, WarpPerChain},    // one sweep, but the weights do not fit the constant cache
 		{32, 4096, 100, WarpPerChain},
 		{32, 132*64 - 1, 100, WarpPerChain},
 		{32, 132 * 64, 100, SharedMemory},
