@@ -25,11 +25,9 @@ func fakeBuild() Build {
 	}
 }
 
-// TestGolden pins every file of a generated package (dim 5, with a fake
-// nvcc build) to testdata/golden. Run go test ./gen -run Golden -update
-// after an intended change, and review the diff.
-func TestGolden(t *testing.T) {
-	s := Spec{Dim: 5, Package: "gibbs5", Dir: "out/gibbs5"}
+// fakePackage generates the package for s with fakeBuild in place of nvcc.
+func fakePackage(t *testing.T, s Spec) Package {
+	t.Helper()
 	src, err := RenderCUDA(s)
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +36,14 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pkg
+}
+
+// TestGolden pins every file of a generated package (dim 5, with a fake
+// nvcc build) to testdata/golden. Run go test ./gen -run Golden -update
+// after an intended change, and review the diff.
+func TestGolden(t *testing.T) {
+	pkg := fakePackage(t, Spec{Dim: 5, Package: "gibbs5", Dir: "out/gibbs5"})
 	var names []string
 	for name := range pkg.Files {
 		names = append(names, name)

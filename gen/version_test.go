@@ -17,15 +17,7 @@ func TestVersionGuard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go build")
 	}
-	s := Spec{Dim: 3, Package: "gibbs3", Dir: "x"}
-	src, err := RenderCUDA(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg, err := GoPackage(s, src, fakeBuild())
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg := fakePackage(t, Spec{Dim: 3, Package: "gibbs3", Dir: "x"})
 	code := string(pkg.Files["gibbs3.go"])
 	if !strings.Contains(code, "regenerate this package") {
 		t.Fatal("the version assertion's comment does not tell the user to regenerate")
