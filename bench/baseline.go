@@ -1,6 +1,12 @@
 package main
 
-import _ "embed"
+import (
+	_ "embed"
+	"fmt"
+
+	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/internal/cuda"
+)
 
 // baseline.fatbin holds the kernels of baseline.cu: the unspecialized Gibbs
 // sweep (generic_sweep), the ceiling kernels (copy_kernel, fma_kernel,
@@ -24,3 +30,27 @@ const (
 	genericBlock  = 128 // GB_BLOCK: threads per block of generic_sweep and normals_kernel
 	fmaChains     = 8   // GB_FMA_CHAINS: independent FMA chains per thread of fma_kernel
 )
+
+// maxGridX is CUDA's limit on gridDim.x.
+const maxGridX = 1<<31 - 1
+
+// blocks returns ceil(n/per), or an error past CUDA's grid limit.
+func blocks(n, per int) (uint32, error) {
+	g := (n + per - 1) / per
+	if g > maxGridX {
+		return 0, fmt.Errorf("%d elements need %d blocks of %d, over CUDA's grid limit", n, g, per)
+	}
+	return uint32(g), nil
+}
+
+// launchGeneric queues generic_sweep over chains chains at x, a buffer of
+// the bench's context, with d's coefficient tables.
+func (b *bench) launchGeneric(d *dimRun, x cuda.DevicePtr, chains, sweeps int, st gibbsrt.Stream) error {
+	g, err := blocks(chains, genericBlock)
+	if err != nil {
+		return err
+	}
+	return b.ctx.Launch(b.fn[kernelGeneric], [3]uint32{g, 1, 1}, [3]uint32{genericBlock, 1, 1}, 0,
+		x, uint64(chains), uint32(sweeps), st.Seed, st.Sweep, st.Chain,
+		int32(d.e.dim), int32(d.co.Stride), d.w, d.o, d.k)
+}

@@ -37,12 +37,12 @@ func TestGenericSweepOnHost(t *testing.T) {
 			chains, sweeps := 129+100*k, 3+2*k
 			rng := rand.New(rand.NewPCG(uint64(dim), uint64(k)))
 			m := gibbstest.RandomSPD(dim, 100, rng, gibbstest.NonzeroMean(dim))
-			co, err := gibbsrt.NewCoefficients(dim, m.Rows(), m.Mu)
+			co, err := gibbsrt.NewCoefficients[float32](dim, m.Rows(), m.Mu)
 			if err != nil {
 				t.Fatal(err)
 			}
 			x0 := randomStart(m, chains, rng)
-			ref := gibbsrt.NewReference()
+			ref := gibbsrt.NewReference[float32]()
 			if err := ref.SetModel(dim, m.Rows(), m.Mu); err != nil {
 				t.Fatal(err)
 			}

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"text/template"
 
-	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
 	"github.com/gibbsgen/gibbsgen/templates"
 )
 
@@ -15,15 +16,6 @@ type Source struct {
 	Name string // file name, e.g. "gibbs32.cu"
 	Text []byte
 }
-
-// Launch geometry compiled into the kernels. The thread-per-chain kernels
-// use 128-thread blocks: small enough that B=4096 still spreads over 32
-// blocks, large enough to amortize staging the weights. The warp kernel runs
-// four chains (warps) per block.
-const (
-	threadBlock   = 128
-	warpsPerBlock = 4
-)
 
 type cudaConst struct {
 	Name  string
@@ -34,34 +26,56 @@ type cudaConst struct {
 type cudaData struct {
 	Version                                          string
 	Dim, Stride, Groups, Block, WarpsPerBlock, Lanes int
+	DType                                            kernels.DType
 	Consts                                           []cudaConst
+	Kernels                                          []*kernels.Kernel
+	symbols                                          []kernels.Symbol
+}
+
+// Uses reports whether the module's kernels read the table called name;
+// the template declares only those.
+func (d cudaData) Uses(name string) bool {
+	return slices.ContainsFunc(d.symbols, func(s kernels.Symbol) bool { return s.Name == name })
 }
 
 var cudaTemplates = template.Must(template.ParseFS(templates.FS, "*.cu.tmpl"))
 
 func transformConsts() []cudaConst {
 	var out []cudaConst
-	for _, c := range gibbsrt.TransformConstants() {
+	for _, c := range kernels.TransformConstants() {
 		out = append(out, cudaConst{c.Name, c.Value, math.Float32bits(c.Value)})
 	}
 	return out
 }
 
-// RenderCUDA renders the sampler template for s.
+// RenderCUDA renders the module's shared code, then the block of each
+// kernel s selects, in table order.
 func RenderCUDA(s Spec) (Source, error) {
+	ks := s.Kernels()
 	d := cudaData{
 		Version:       Version,
 		Dim:           s.Dim,
-		Stride:        gibbsrt.Stride(s.Dim),
+		Stride:        kernels.Stride(s.Dim),
 		Groups:        (s.Dim + 3) / 4,
-		Block:         threadBlock,
-		WarpsPerBlock: warpsPerBlock,
+		Block:         kernels.ThreadBlock,
+		WarpsPerBlock: kernels.WarpsPerBlock,
 		Lanes:         (s.Dim + 31) / 32,
+		DType:         s.dtype(),
 		Consts:        transformConsts(),
+		Kernels:       ks,
+		symbols:       kernels.SymbolsOf(ks),
 	}
 	var buf bytes.Buffer
 	if err := cudaTemplates.ExecuteTemplate(&buf, templates.Sampler, d); err != nil {
 		return Source{}, fmt.Errorf("rendering %s: %w", templates.Sampler, err)
+	}
+	for i, k := range ks {
+		if i > 0 {
+			buf.WriteByte('\n')
+		}
+		if err := cudaTemplates.ExecuteTemplate(&buf, k.Block, d); err != nil {
+			return Source{}, fmt.Errorf("rendering kernel %s: %w", k.Name, err)
+		}
 	}
 	return Source{Name: s.Package + ".cu", Text: buf.Bytes()}, nil
 }

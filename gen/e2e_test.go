@@ -44,19 +44,13 @@ func e2eDimList(t *testing.T) []int {
 // TestEndToEnd generates a package for each dimension with the real nvcc
 // (one architecture, to keep nvcc's time down), then runs go vet and the
 // package's own tests on it: the CPU suites run, the GPU suites skip here
-// and run on a GPU machine. Packages go under testdata/, inside this module
-// so that they resolve gibbsrt, and out of reach of ./... patterns.
+// and run on a GPU machine. Packages go under testdata/ (see scratchDir).
 func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs nvcc and go test for many dimensions")
 	}
 	tc := needNVCC(t)
-	// A fresh directory per run, so concurrent runs do not collide.
-	root, err := os.MkdirTemp("testdata", "e2e-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
+	root := scratchDir(t, "e2e-")
 	dims := e2eDimList(t)
 	var pkgs []string
 	for _, dim := range dims {

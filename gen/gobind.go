@@ -7,7 +7,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
 const (
@@ -84,15 +84,23 @@ var (
 	errRes  = []jen.Code{jen.Error()}
 )
 
-func sweepForward(dim int) forward {
-	return forward{"Sweep", fmt.Sprintf("Sweep runs sweeps Gibbs sweeps over x, the row-major [chains][%d] state,\nupdated in place. st names the random numbers drawn (see Stream); chains\n= 0 or sweeps = 0 is a no-op.", dim),
-		[]jen.Code{jen.Id("x").Index().Float32(), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream")},
+// elem is the Go element type of the spec's state.
+func elem(s Spec) *jen.Statement {
+	if s.dtype() == kernels.Float64 {
+		return jen.Float64()
+	}
+	return jen.Float32()
+}
+
+func sweepForward(s Spec) forward {
+	return forward{"Sweep", fmt.Sprintf("Sweep runs sweeps Gibbs sweeps over x, the row-major [chains][%d] state,\nupdated in place. st names the random numbers drawn (see Stream); chains\n= 0 or sweeps = 0 is a no-op.", s.Dim),
+		[]jen.Code{jen.Id("x").Index().Add(elem(s)), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream")},
 		[]jen.Code{jen.Id("x"), jen.Id("sweeps"), jen.Id("st")}, errRes}
 }
 
-func noiseForward(dim int) forward {
-	return forward{"SweepNoise", fmt.Sprintf("SweepNoise is Sweep with caller-supplied normals: noise[(k*%d+i)*chains+c]\nis the normal for sweep k, coordinate i of chain c.", dim),
-		[]jen.Code{jen.List(jen.Id("x"), jen.Id("noise")).Index().Float32(), jen.Id("sweeps").Int()},
+func noiseForward(s Spec) forward {
+	return forward{"SweepNoise", fmt.Sprintf("SweepNoise is Sweep with caller-supplied normals: noise[(k*%d+i)*chains+c]\nis the normal for sweep k, coordinate i of chain c.", s.Dim),
+		[]jen.Code{jen.List(jen.Id("x"), jen.Id("noise")).Index().Add(elem(s)), jen.Id("sweeps").Int()},
 		[]jen.Code{jen.Id("x"), jen.Id("noise"), jen.Id("sweeps")}, errRes}
 }
 
@@ -120,8 +128,8 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.Dim
 	f.ImportName(rtPath, "gibbsrt")
 
 	f.Comment(lineComment("These assert at compile time that this package and the gibbsrt it is\nbuilt with are compatible. If either fails, regenerate this package with\nthe gibbsgen that matches your gibbsrt (or update gibbsrt)."))
-	f.Const().Id("_").Op("=").Add(rt("EnforceVersion")).Call(jen.Lit(gibbsrt.GenVersion).Op("-").Add(rt("MinVersion")))
-	f.Const().Id("_").Op("=").Add(rt("EnforceVersion")).Call(rt("MaxVersion").Op("-").Lit(gibbsrt.GenVersion))
+	f.Const().Id("_").Op("=").Add(rt("EnforceVersion")).Call(jen.Lit(kernels.ABIVersion).Op("-").Add(rt("MinVersion")))
+	f.Const().Id("_").Op("=").Add(rt("EnforceVersion")).Call(rt("MaxVersion").Op("-").Lit(kernels.ABIVersion))
 
 	f.Comment("Dim is the dimension this package was generated for.")
 	f.Const().Id("Dim").Op("=").Lit(s.Dim)
@@ -130,23 +138,31 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.Dim
 	f.Type().Id("Stream").Op("=").Add(rt("Stream"))
 	f.Comment("Strategy selects a GPU kernel; every strategy gives the same result.")
 	f.Type().Id("Strategy").Op("=").Add(rt("Strategy"))
-	f.Comment("The GPU strategies (see gibbsrt.Strategy).")
-	f.Const().Defs(
-		jen.Id("Auto").Op("=").Add(rt("Auto")),
-		jen.Id("ConstMemory").Op("=").Add(rt("ConstMemory")),
-		jen.Id("SharedMemory").Op("=").Add(rt("SharedMemory")),
-		jen.Id("WarpPerChain").Op("=").Add(rt("WarpPerChain")),
-	)
+	f.Comment(lineComment("The GPU strategies (see gibbsrt.Strategy). This package holds\n" + strategyList(s) + "; SetStrategy refuses the others."))
+	defs := []jen.Code{jen.Id("Auto").Op("=").Add(rt("Auto"))}
+	for _, k := range kernels.All() {
+		if k.Role == kernels.Sweep {
+			defs = append(defs, jen.Id(k.GoName).Op("=").Add(rt(k.GoName)))
+		}
+	}
+	f.Const().Defs(defs...)
+
+	f.Comment(lineComment("DeviceState is chain state kept on the device, for SweepDevice; make it\nwith NewDeviceState."))
+	f.Type().Id("DeviceState").Op("=").Add(rt("DeviceState"))
 
 	f.Comment("//go:embed " + fatbinName)
 	f.Var().Id("fatbin").Index().Byte()
 
 	f.Comment("module describes the embedded device code to gibbsrt.")
+	var names []jen.Code
+	for _, k := range s.Kernels() {
+		names = append(names, jen.Lit(k.Name))
+	}
 	f.Var().Id("module").Op("=").Add(rt("ModuleSpec")).Values(jen.Dict{
-		jen.Id("Dim"):           jen.Id("Dim"),
-		jen.Id("Fatbin"):        jen.Id("fatbin"),
-		jen.Id("ThreadBlock"):   jen.Lit(threadBlock),
-		jen.Id("WarpsPerBlock"): jen.Lit(warpsPerBlock),
+		jen.Id("Dim"):     jen.Id("Dim"),
+		jen.Id("DType"):   jen.Lit(string(s.dtype())),
+		jen.Id("Fatbin"):  jen.Id("fatbin"),
+		jen.Id("Kernels"): jen.Index().String().Values(names...),
 	})
 
 	f.Comment(lineComment("Sampler runs the sampler on one GPU. Its methods are safe for concurrent\nuse; calls are serialized. Close releases it."))
@@ -165,28 +181,31 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.Dim
 			[]jen.Code{jen.Id("st").Id("Strategy")}, []jen.Code{jen.Id("st")}, errRes},
 		{"Choose", "Choose returns the strategy Auto runs for a launch of sweeps sweeps over\nchains chains (see gibbsrt.Sampler.Choose).",
 			[]jen.Code{jen.List(jen.Id("chains"), jen.Id("sweeps")).Int()}, []jen.Code{jen.Id("chains"), jen.Id("sweeps")}, []jen.Code{jen.Id("Strategy")}},
-		sweepForward(s.Dim),
-		{"SweepDevice", "SweepDevice is Sweep on device-resident state of chains chains. It\nreturns once the work is queued; Runtime().Context().Synchronize waits.",
-			[]jen.Code{jen.Id("x").Add(rt("DevicePtr")), jen.List(jen.Id("chains"), jen.Id("sweeps")).Int(), jen.Id("st").Id("Stream")},
-			[]jen.Code{jen.Id("x"), jen.Id("chains"), jen.Id("sweeps"), jen.Id("st")}, errRes},
-		noiseForward(s.Dim),
+		sweepForward(s),
+		{"NewDeviceState", "NewDeviceState allocates device memory for chains chains, for SweepDevice.\nClose frees it, if Free has not.",
+			[]jen.Code{jen.Id("chains").Int()}, []jen.Code{jen.Id("chains")}, []jen.Code{jen.Op("*").Id("DeviceState"), jen.Error()}},
+		{"SweepDevice", "SweepDevice is Sweep on device-resident state. It returns once the work\nis queued; Synchronize, or the state's Download, waits for it.",
+			[]jen.Code{jen.Id("x").Op("*").Id("DeviceState"), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream")},
+			[]jen.Code{jen.Id("x"), jen.Id("sweeps"), jen.Id("st")}, errRes},
+		{"Synchronize", "Synchronize waits for the queued work; a kernel's error surfaces here.", nil, nil, errRes},
+		noiseForward(s),
 		{"Close", "Close releases the device resources. It is idempotent; any later call\nreturns gibbsrt.ErrClosed.", nil, nil, errRes},
 	}
 	for _, m := range samplerMethods {
 		emitForward(f, "Sampler", "s", jen.Id("s").Dot("s"), m)
 	}
-	f.Comment(lineComment("Runtime returns the underlying gibbsrt sampler, for device buffers,\ntest entry points and benchmarks."))
+	f.Comment(lineComment("Runtime returns the underlying gibbsrt sampler, for its test entry points\nand the strategies it holds."))
 	f.Func().Params(jen.Id("s").Op("*").Id("Sampler")).Id("Runtime").Params().Op("*").Add(rt("Sampler")).Block(jen.Return(jen.Id("s").Dot("s")))
 
 	f.Comment(lineComment("Reference is the pure-Go twin of the GPU sampler: same stream, same\nupdate order, same float32 rounding, so its states equal the GPU's bit\nfor bit. It is safe for concurrent use on disjoint states once SetModel\nhas returned."))
-	f.Type().Id("Reference").Struct(jen.Id("r").Add(rt("Reference")))
+	f.Type().Id("Reference").Struct(jen.Id("r").Add(rt("Reference").Types(elem(s))))
 	f.Comment("NewReference returns a CPU sampler with no model set.")
 	f.Func().Id("NewReference").Params().Op("*").Id("Reference").Block(jen.Return(jen.Op("&").Id("Reference").Values()))
 	refMethods := []forward{
 		{"SetModel", "SetModel validates and installs the model, as Sampler.SetModel does.", qParams,
 			append([]jen.Code{jen.Id("Dim")}, qArgs...), errRes},
-		sweepForward(s.Dim),
-		noiseForward(s.Dim),
+		sweepForward(s),
+		noiseForward(s),
 	}
 	for _, m := range refMethods {
 		emitForward(f, "Reference", "r", jen.Id("r").Dot("r"), m)
@@ -234,4 +253,15 @@ func testFile(s Spec, b Build) *jen.File {
 		)
 	}
 	return f
+}
+
+// strategyList names the package's strategies for its docs.
+func strategyList(s Spec) string {
+	var names []string
+	for _, k := range s.Kernels() {
+		if k.Role == kernels.Sweep {
+			names = append(names, k.GoName)
+		}
+	}
+	return strings.Join(names, ", ")
 }

@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
 // ManifestName is the manifest's file name inside a generated package.
@@ -19,12 +19,25 @@ type Param struct {
 	CType string `json:"c_type"`
 }
 
+// Grid is a kernel's launch shape: ceil(units/per_block) blocks of threads
+// threads, in one dimension.
+type Grid struct {
+	Units    string `json:"units"`
+	PerBlock int    `json:"per_block"`
+	Threads  int    `json:"threads"`
+}
+
 // Kernel is one entry point of the module.
 type Kernel struct {
-	Name   string  `json:"name"`
-	Launch string  `json:"launch"`
-	Doc    string  `json:"doc"`
-	Params []Param `json:"params"`
+	Name     string   `json:"name"`
+	Role     string   `json:"role"`               // "sweep", "sweep_noise", "normals" or "philox"
+	Strategy string   `json:"strategy,omitempty"` // for role "sweep"
+	Auto     string   `json:"auto,omitempty"`     // when Auto picks the strategy, in Auto's order
+	Launch   string   `json:"launch"`
+	Grid     Grid     `json:"grid"`
+	Doc      string   `json:"doc"`
+	Params   []Param  `json:"params"`
+	Reads    []string `json:"reads"` // the symbols it reads
 }
 
 // Symbol is one constant table the host fills before launching.
@@ -40,10 +53,12 @@ type Symbol struct {
 type Manifest struct {
 	Gibbsgen   string            `json:"gibbsgen"`
 	Package    string            `json:"package"`
+	ABI        int               `json:"abi_version"` // gibbsrt.GenVersion of the package
 	Dim        int               `json:"dim"`
 	DType      string            `json:"dtype"`
 	State      string            `json:"state"`
 	Stream     string            `json:"stream"`
+	StreamV    int               `json:"stream_version"`
 	Targets    []string          `json:"targets"`
 	NVCC       string            `json:"nvcc"`
 	Kernels    []Kernel          `json:"kernels"`
@@ -54,42 +69,42 @@ type Manifest struct {
 	Files      map[string]string `json:"files"` // every other file gibbsgen wrote, with its SHA-256
 }
 
-var sweepParams = []Param{
-	{"x", "float*"}, {"chains", "unsigned long long"}, {"sweeps", "unsigned int"},
-	{"seed", "unsigned long long"}, {"sweep0", "unsigned long long"}, {"chain0", "unsigned long long"},
+var roleNames = map[kernels.Role]string{
+	kernels.Sweep: "sweep", kernels.SweepNoise: "sweep_noise",
+	kernels.Normals: "normals", kernels.Philox: "philox",
 }
 
-// Kernels lists the module's entry points. A test checks it against the
-// signatures in the rendered source.
-func Kernels() []Kernel {
-	tb := fmt.Sprintf("1-D grid of ceil(chains/%d) blocks of %d threads", threadBlock, threadBlock)
-	return []Kernel{
-		{gibbsrt.KernelConst, tb, "sweeps sweeps over x ([chains][dim] row-major, in place), one chain per thread, weights read from constant memory; chain j draws the normals of chain chain0+j at sweeps sweep0..sweep0+sweeps-1", sweepParams},
-		{gibbsrt.KernelShared, tb, "as gibbs_sweep_const, weights staged from gibbs_weight_global into shared memory", sweepParams},
-		{gibbsrt.KernelWarp, fmt.Sprintf("1-D grid of ceil(chains/%d) blocks of %d threads (one warp per chain)", warpsPerBlock, 32*warpsPerBlock), "as gibbs_sweep_shared, one chain per warp: for small batches", sweepParams},
-		{gibbsrt.KernelNoise, tb, "as gibbs_sweep_shared with caller-supplied normals: noise[(s*dim+i)*chains+c] is the normal of chain c, sweep s, coordinate i", []Param{
-			{"x", "float*"}, {"noise", "const float*"}, {"chains", "unsigned long long"}, {"sweeps", "unsigned int"},
-		}},
-		{gibbsrt.KernelPhilox, "1-D grid, one thread per record", "test entry point: Philox4x32-10 of in[6t..6t+5] = (ctr0..3, key0..1) into out[4t..4t+3]", []Param{
-			{"in", "const unsigned int*"}, {"out", "unsigned int*"}, {"n", "unsigned int"},
-		}},
-		{gibbsrt.KernelNormals, tb, "test entry point: writes the normals the samplers draw to out, laid out as gibbs_sweep_noise's noise", []Param{
-			{"out", "float*"}, {"chains", "unsigned long long"}, {"sweeps", "unsigned int"},
-			{"seed", "unsigned long long"}, {"sweep0", "unsigned long long"}, {"chain0", "unsigned long long"},
-		}},
+// Kernels describes the kernels ks, for dtype dt, from their table rows.
+func Kernels(ks []*kernels.Kernel, dt kernels.DType) []Kernel {
+	var out []Kernel
+	for _, k := range ks {
+		mk := Kernel{
+			Name:   k.Name,
+			Role:   roleNames[k.Role],
+			Launch: k.Geometry.String(),
+			Grid:   Grid{k.Geometry.Unit, k.Geometry.PerBlock, k.Geometry.Threads},
+			Doc:    k.Doc,
+			Reads:  append([]string{}, k.Symbols...),
+		}
+		if k.Role == kernels.Sweep {
+			mk.Strategy = k.StrategyName
+			mk.Auto = fmt.Sprintf("rank %d: %s", k.AutoRank, k.AutoDoc)
+		}
+		for _, p := range k.Params {
+			mk.Params = append(mk.Params, Param{p.Name, p.Kind.CType(dt)})
+		}
+		out = append(out, mk)
 	}
+	return out
 }
 
-// Symbols lists the tables for dim.
-func Symbols(dim int) []Symbol {
-	st := gibbsrt.Stride(dim)
-	w := fmt.Sprintf("weight[j*%d+i] = -Q[i][j]/Q[i][i], the weight of x_j in the conditional mean of x_i; 0 on the diagonal and for i >= %d (padding)", st, dim)
-	return []Symbol{
-		{gibbsrt.SymbolWeight, "constant", "float", dim * st, w},
-		{gibbsrt.SymbolWeightG, "global", "float", dim * st, "same contents as gibbs_weight; the source the shared-memory kernels stage from"},
-		{gibbsrt.SymbolOffset, "constant", "float", dim, "offset[i] = mu_i - sum_{j!=i} weight[j][i]*mu_j, computed in float64"},
-		{gibbsrt.SymbolScale, "constant", "float", dim, "scale[i] = 1/sqrt(Q[i][i]), the conditional standard deviation"},
+// Symbols lists the tables the kernels ks read, for dim.
+func Symbols(ks []*kernels.Kernel, dim int, dt kernels.DType) []Symbol {
+	var out []Symbol
+	for _, s := range kernels.SymbolsOf(ks) {
+		out = append(out, Symbol{s.Name, s.Space, dt.CType(), s.Length(dim), s.Meaning(dim)})
 	}
+	return out
 }
 
 func sha(b []byte) string {
@@ -102,14 +117,16 @@ func NewManifest(s Spec, src Source, b Build) Manifest {
 	return Manifest{
 		Gibbsgen:   Version,
 		Package:    s.Package,
+		ABI:        kernels.ABIVersion,
 		Dim:        s.Dim,
-		DType:      "float32",
-		State:      "row-major [chains][dim] float32, updated in place",
+		DType:      string(s.dtype()),
+		State:      fmt.Sprintf("row-major [chains][dim] %s, updated in place", s.dtype()),
 		Stream:     "Philox4x32-10, key (seed lo, seed hi), counter (chain lo, chain hi, sweep lo, (sweep hi)<<16 | i/4); Box-Muller; see gibbsrt/stream.go",
+		StreamV:    kernels.StreamVersion,
 		Targets:    b.Targets,
 		NVCC:       b.NVCC,
-		Kernels:    Kernels(),
-		Symbols:    Symbols(s.Dim),
+		Kernels:    Kernels(s.Kernels(), s.dtype()),
+		Symbols:    Symbols(s.Kernels(), s.Dim, s.dtype()),
 		Resources:  b.Resources,
 		SourceHash: sha(src.Text),
 		FatbinHash: sha(b.Fatbin),

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -140,20 +141,11 @@ func (tc *Toolchain) CheckArch(targets []string) error {
 		if strings.HasPrefix(t, "compute_") {
 			list = tc.Virtual
 		}
-		if !contains(list, t) {
+		if !slices.Contains(list, t) {
 			return &SpecError{"arch", t, fmt.Sprintf("is not supported by nvcc %s (%s); supported: %s", tc.Version, tc.Path, strings.Join(append(append([]string{}, tc.Codes...), tc.Virtual...), " "))}
 		}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Resources is ptxas's report for one kernel on one architecture.

@@ -301,7 +301,7 @@ func TestCapturePtxasLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join("..", "testdata", "ptxas", "dim3.log"), []byte(b.Log), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join("testdata", "ptxas", "dim3.log"), []byte(b.Log), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -311,7 +311,7 @@ var ptxasFixtureTargets = []string{"sm_75", "sm_90", "sm_80", "compute_90"}
 
 func readPtxasFixture(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "ptxas", "dim3.log"))
+	b, err := os.ReadFile(filepath.Join("testdata", "ptxas", "dim3.log"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,25 +14,49 @@ import (
 	"go/token"
 	"path/filepath"
 	"regexp"
+	"slices"
+
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
 // Version is the gibbsgen version recorded in every generated file.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
-// MaxDim is the largest supported dimension. The thread-per-chain kernels
-// keep the state and one running sum per coordinate in registers, 2·dim
-// registers plus about 30 for Philox and addressing; at dim 64 that is about
-// 160 of the 255 a thread may have. Beyond that ptxas spills to local memory,
-// which the sampler is specialized to avoid.
-const MaxDim = 64
+// MaxDim is the largest supported float32 dimension: the largest any sweep
+// strategy of the kernel table supports (internal/kernels says why).
+var MaxDim = kernels.MaxDim(kernels.Float32)
 
 // Spec is a validated request for one generated package.
 type Spec struct {
-	Dim         int      // state dimension, 1..MaxDim
-	Package     string   // Go package name
-	Dir         string   // output directory
-	Arch        []string // nvcc targets such as "sm_80" or "compute_90"; empty means the default list
-	AllowSpills bool     // accept register spills reported by ptxas
+	Dim         int                // state dimension, 1..MaxDim
+	DType       kernels.DType      // element type; "" means float32
+	Strategies  []kernels.Strategy // sweep strategies to compile; empty means every one that supports Dim and DType
+	Package     string             // Go package name
+	Dir         string             // output directory
+	Arch        []string           // nvcc targets such as "sm_80" or "compute_90"; empty means the default list
+	AllowSpills bool               // accept register spills reported by ptxas
+}
+
+// dtype is s.DType with the default applied.
+func (s Spec) dtype() kernels.DType {
+	if s.DType == "" {
+		return kernels.Float32
+	}
+	return s.DType
+}
+
+// Kernels returns the rows of the kernel table the package holds, in table
+// order: every non-sweep kernel, and the chosen sweep strategies, that
+// support the spec's dim and dtype.
+func (s Spec) Kernels() []*kernels.Kernel {
+	var out []*kernels.Kernel
+	for _, k := range kernels.Supported(s.Dim, s.dtype()) {
+		if k.Role == kernels.Sweep && len(s.Strategies) > 0 && !slices.Contains(s.Strategies, k.Strategy) {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
 }
 
 // SpecError is a rejected flag value.
@@ -57,6 +81,23 @@ var archRE = regexp.MustCompile(`^(sm|compute)_[0-9]+[a-z]?$`)
 func (s Spec) Validate() error {
 	if s.Dim < 1 || s.Dim > MaxDim {
 		return &SpecError{"dim", fmt.Sprint(s.Dim), fmt.Sprintf("must be an integer from 1 to %d", MaxDim)}
+	}
+	if !slices.Contains(kernels.Generated, s.dtype()) {
+		return &SpecError{"dtype", string(s.DType), fmt.Sprintf("must be one of %v (float64 is not generated yet)", kernels.Generated)}
+	}
+	seenStrategy := map[kernels.Strategy]bool{}
+	for _, st := range s.Strategies {
+		k := kernels.ForStrategy(st)
+		if k == nil {
+			return &SpecError{"strategy", st.String(), fmt.Sprintf("must be one of %v", kernels.Strategies())}
+		}
+		if !k.Supports(s.Dim, s.dtype()) {
+			return &SpecError{"strategy", st.String(), fmt.Sprintf("supports dims 1 to %d in %v", k.MaxDim, k.DTypes)}
+		}
+		if seenStrategy[st] {
+			return &SpecError{"strategy", st.String(), "is listed twice"}
+		}
+		seenStrategy[st] = true
 	}
 	if token.IsKeyword(s.Package) {
 		return &SpecError{"pkg", s.Package, "is a Go keyword"}

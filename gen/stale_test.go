@@ -1,13 +1,11 @@
 package gen
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"testing"
 )
 
@@ -20,61 +18,18 @@ func referenceSpec(dim int) Spec {
 	return Spec{Dim: dim, Package: pkg, Dir: filepath.Join("..", "out", pkg)}
 }
 
-// needNVCC finds nvcc or skips; under CI (CI=true) a missing nvcc fails,
-// because .ci/run installs it.
-func needNVCC(t *testing.T) *Toolchain {
+// readReference reads the checked-in package of s and its manifest.
+func readReference(t *testing.T, s Spec) (map[string]string, Manifest) {
 	t.Helper()
-	tc, err := FindNVCC(context.Background(), OSEnv)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI must have nvcc: %v", err)
-		}
-		t.Skipf("needs nvcc: %v", err)
-	}
-	return tc
-}
-
-func readDir(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
+	if _, err := os.Stat(s.Dir); err != nil {
 		t.Fatalf("%v (run make generate)", err)
 	}
-	files := map[string][]byte{}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[e.Name()] = b
+	have := readTree(t, s.Dir)
+	var m Manifest
+	if err := json.Unmarshal([]byte(have[ManifestName]), &m); err != nil {
+		t.Fatalf("%s: %v", s.Dir, err)
 	}
-	return files
-}
-
-func compareFiles(t *testing.T, dir string, got, want map[string][]byte) {
-	t.Helper()
-	var names []string
-	for name := range want {
-		names = append(names, name)
-	}
-	for name := range got {
-		if _, ok := want[name]; !ok {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		g, inGot := got[name]
-		w, inWant := want[name]
-		switch {
-		case !inGot:
-			t.Errorf("%s/%s is missing; run make generate", dir, name)
-		case !inWant:
-			t.Errorf("%s/%s should not be there; run make generate", dir, name)
-		case !bytes.Equal(g, w):
-			t.Errorf("%s/%s is stale; run make generate", dir, name)
-		}
-	}
+	return have, m
 }
 
 // TestOutUpToDate checks, without nvcc, that every file of the checked-in
@@ -84,16 +39,12 @@ func compareFiles(t *testing.T, dir string, got, want map[string][]byte) {
 func TestOutUpToDate(t *testing.T) {
 	for _, dim := range referenceDims {
 		s := referenceSpec(dim)
-		have := readDir(t, s.Dir)
-		var m Manifest
-		if err := json.Unmarshal(have[ManifestName], &m); err != nil {
-			t.Fatalf("%s: %v", s.Dir, err)
-		}
+		have, m := readReference(t, s)
 		src, err := RenderCUDA(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := Build{Fatbin: have[s.Package+".fatbin"], Targets: m.Targets, NVCC: m.NVCC, Resources: m.Resources}
+		b := Build{Fatbin: []byte(have[s.Package+".fatbin"]), Targets: m.Targets, NVCC: m.NVCC, Resources: m.Resources}
 		if sha(b.Fatbin) != m.FatbinHash {
 			t.Errorf("%s: fatbin hash %s differs from the manifest's %s", s.Dir, sha(b.Fatbin), m.FatbinHash)
 		}
@@ -101,7 +52,7 @@ func TestOutUpToDate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		compareFiles(t, s.Dir, have, pkg.Files)
+		compareTree(t, s.Dir, have, filesTree(pkg.Files), "; run make generate")
 	}
 }
 
@@ -116,11 +67,7 @@ func TestOutRebuildsIdentically(t *testing.T) {
 	tc := needNVCC(t)
 	for _, dim := range referenceDims {
 		s := referenceSpec(dim)
-		have := readDir(t, s.Dir)
-		var m Manifest
-		if err := json.Unmarshal(have[ManifestName], &m); err != nil {
-			t.Fatal(err)
-		}
+		have, m := readReference(t, s)
 		if m.NVCC != tc.Version {
 			t.Skipf("%s was built by nvcc %s; this nvcc is %s", s.Dir, m.NVCC, tc.Version)
 		}
@@ -128,6 +75,6 @@ func TestOutRebuildsIdentically(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		compareFiles(t, s.Dir, have, pkg.Files)
+		compareTree(t, s.Dir, have, filesTree(pkg.Files), "; run make generate")
 	}
 }

@@ -1,9 +1,9 @@
 package gen
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,7 +22,7 @@ func TestVersionGuard(t *testing.T) {
 	if !strings.Contains(code, "regenerate this package") {
 		t.Fatal("the version assertion's comment does not tell the user to regenerate")
 	}
-	g := itoa(gibbsrt.GenVersion)
+	g := strconv.Itoa(gibbsrt.GenVersion)
 	lines := []string{g + " - gibbsrt.MinVersion", "gibbsrt.MaxVersion - " + g}
 	for _, l := range lines {
 		if !strings.Contains(code, l) {
@@ -38,18 +38,12 @@ func TestVersionGuard(t *testing.T) {
 			for _, l := range lines {
 				changed = strings.Replace(changed, l, strings.Replace(l, g, c.version, 1), 1)
 			}
-			dir, err := os.MkdirTemp("testdata", "version-")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer os.RemoveAll(dir)
+			dir := scratchDir(t, "version-")
 			for name, data := range pkg.Files {
 				if name == "gibbs3.go" {
 					data = []byte(changed)
 				}
-				if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-					t.Fatal(err)
-				}
+				writeFile(t, filepath.Join(dir, name), string(data))
 			}
 			out, err := exec.Command("go", "build", "./"+filepath.ToSlash(dir)).CombinedOutput()
 			if err == nil {
@@ -61,11 +55,4 @@ func TestVersionGuard(t *testing.T) {
 			t.Logf("go build says:\n%s", out)
 		})
 	}
-}
-
-func itoa(n int) string {
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return itoa(n/10) + string(rune('0'+n%10))
 }

@@ -16,98 +16,12 @@ import (
 	"github.com/gibbsgen/gibbsgen/gen"
 )
 
-// writePkg assembles a package for dim in dir from a fake nvcc build, so
-// that Write can be tested without nvcc. Different dims give different file
-// names (gibbs2.go, gibbs3.go, ...).
+// writePkg is the package for dim, to be written to dir, from a fake nvcc
+// build, so that Write can be tested without nvcc. Different dims give
+// different file names (gibbs2.go, gibbs3.go, ...).
 func writePkg(t *testing.T, dir string, dim int) gen.Package {
 	t.Helper()
-	s := gen.Spec{Dim: dim, Package: gen.DefaultPackage(dim), Dir: dir}
-	src, err := gen.RenderCUDA(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := gen.Build{Fatbin: []byte(fmt.Sprintf("fatbin for dim %d\x00", dim)), Targets: []string{"sm_80"}, NVCC: "11.8.89"}
-	pkg, err := gen.GoPackage(s, src, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pkg
-}
-
-// writeTree returns every entry under dir: files by content, directories
-// as "<dir>", symlinks as "-> target".
-func writeTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	tree := map[string]string{}
-	err := filepath.Walk(dir, func(path string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, path)
-		if err != nil || rel == "." {
-			return err
-		}
-		switch {
-		case fi.Mode()&os.ModeSymlink != 0:
-			target, err := os.Readlink(path)
-			if err != nil {
-				return err
-			}
-			tree[rel] = "-> " + target
-		case fi.IsDir():
-			tree[rel] = "<dir>"
-		default:
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			tree[rel] = string(b)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tree
-}
-
-func filesTree(files map[string][]byte) map[string]string {
-	tree := map[string]string{}
-	for name, data := range files {
-		tree[name] = string(data)
-	}
-	return tree
-}
-
-// requireTree fails unless dir holds exactly want.
-func requireTree(t *testing.T, dir string, want map[string]string) {
-	t.Helper()
-	got := writeTree(t, dir)
-	if reflect.DeepEqual(got, want) {
-		return
-	}
-	var names []string
-	for name := range got {
-		names = append(names, name)
-	}
-	for name := range want {
-		if _, ok := got[name]; !ok {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		g, inGot := got[name]
-		w, inWant := want[name]
-		switch {
-		case !inGot:
-			t.Errorf("%s: %s is missing", dir, name)
-		case !inWant:
-			t.Errorf("%s: %s should not be there", dir, name)
-		case g != w:
-			t.Errorf("%s: %s has different contents", dir, name)
-		}
-	}
+	return gen.FakePackage(t, gen.Spec{Dim: dim, Package: gen.DefaultPackage(dim), Dir: dir})
 }
 
 // requireOnly fails unless parent holds exactly the entries names: in
@@ -135,7 +49,7 @@ func TestWriteNew(t *testing.T) {
 	if err := gen.Write(pkg); err != nil {
 		t.Fatal(err)
 	}
-	requireTree(t, dir, filesTree(pkg.Files))
+	gen.RequireTree(t, dir, gen.FilesTree(pkg.Files))
 	requireOnly(t, filepath.Dir(dir), "gibbs2")
 	fi, err := os.Stat(dir)
 	if err != nil {
@@ -157,7 +71,7 @@ func TestWriteReplace(t *testing.T) {
 		if err := gen.Write(pkg); err != nil {
 			t.Fatalf("write %d: %v", i, err)
 		}
-		requireTree(t, dir, filesTree(pkg.Files))
+		gen.RequireTree(t, dir, gen.FilesTree(pkg.Files))
 		requireOnly(t, root, "out")
 	}
 }
@@ -168,7 +82,7 @@ func TestWriteIntoEmptyDir(t *testing.T) {
 	if err := gen.Write(pkg); err != nil {
 		t.Fatal(err)
 	}
-	requireTree(t, dir, filesTree(pkg.Files))
+	gen.RequireTree(t, dir, gen.FilesTree(pkg.Files))
 }
 
 // TestWriteAtomic replaces a package over and over while another goroutine
@@ -223,7 +137,7 @@ func TestWriteAtomic(t *testing.T) {
 		t.Fatal(msg)
 	default:
 	}
-	requireTree(t, dir, filesTree(v2.Files))
+	gen.RequireTree(t, dir, gen.FilesTree(v2.Files))
 	requireOnly(t, root, "out")
 	t.Logf("%d reads, all consistent", reads.Load())
 }
@@ -236,19 +150,19 @@ func TestWriteRefuses(t *testing.T) {
 		why   string
 	}{
 		{"foreign file", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, "notes.txt"), "my notes\n")
+			gen.WriteFile(t, filepath.Join(dir, "notes.txt"), "my notes\n")
 		}, "notes.txt", "was not written by gibbsgen"},
 		{"edited file", func(t *testing.T, dir string) {
 			appendFile(t, filepath.Join(dir, "gibbs2.go"), "\n// my change\n")
 		}, "gibbs2.go", "was modified after gibbsgen wrote it"},
 		{"truncated fatbin", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, "gibbs2.fatbin"), "")
+			gen.WriteFile(t, filepath.Join(dir, "gibbs2.fatbin"), "")
 		}, "gibbs2.fatbin", "was modified after gibbsgen wrote it"},
 		{"subdirectory", func(t *testing.T, dir string) {
 			if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, filepath.Join(dir, "sub", "keep.go"), "package sub\n")
+			gen.WriteFile(t, filepath.Join(dir, "sub", "keep.go"), "package sub\n")
 		}, "sub", "was not written by gibbsgen"},
 		{"symlink in place of a generated file", func(t *testing.T, dir string) {
 			p := filepath.Join(dir, "gibbs2.go")
@@ -257,7 +171,7 @@ func TestWriteRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			elsewhere := filepath.Join(t.TempDir(), "gibbs2.go")
-			writeFile(t, elsewhere, string(data))
+			gen.WriteFile(t, elsewhere, string(data))
 			if err := os.Remove(p); err != nil {
 				t.Fatal(err)
 			}
@@ -279,7 +193,7 @@ func TestWriteRefuses(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			writeFile(t, filepath.Join(dir, gen.ManifestName), `{"name": "someone else's config"}`+"\n")
+			gen.WriteFile(t, filepath.Join(dir, gen.ManifestName), `{"name": "someone else's config"}`+"\n")
 		}, gen.ManifestName, "is not a gibbsgen manifest"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -289,7 +203,7 @@ func TestWriteRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.setup(t, dir)
-			before := writeTree(t, dir)
+			before := gen.ReadTree(t, dir)
 			for _, check := range []struct {
 				name string
 				f    func() error
@@ -308,7 +222,7 @@ func TestWriteRefuses(t *testing.T) {
 				if msg := err.Error(); !strings.Contains(msg, filepath.Join(dir, tc.file)) || strings.Contains(msg, "\n") {
 					t.Errorf("%s: error %q is not one line naming %s", check.name, msg, filepath.Join(dir, tc.file))
 				}
-				requireTree(t, dir, before)
+				gen.RequireTree(t, dir, before)
 				requireOnly(t, root, "out")
 			}
 		})
@@ -318,7 +232,7 @@ func TestWriteRefuses(t *testing.T) {
 func TestWriteOutNotADirectory(t *testing.T) {
 	root := t.TempDir()
 	file := filepath.Join(root, "file")
-	writeFile(t, file, "precious\n")
+	gen.WriteFile(t, file, "precious\n")
 	target := filepath.Join(root, "target")
 	if err := os.Mkdir(target, 0o755); err != nil {
 		t.Fatal(err)
@@ -335,7 +249,7 @@ func TestWriteOutNotADirectory(t *testing.T) {
 		{filepath.Join(file, "pkg"), "cannot be created: " + file + " exists and is not a directory"},
 		{filepath.Join(file, "a", "b", "pkg"), "cannot be created: " + file + " exists and is not a directory"},
 	} {
-		before := writeTree(t, root)
+		before := gen.ReadTree(t, root)
 		for name, f := range map[string]func() error{
 			"CheckOutput": func() error { return gen.CheckOutput(tc.dir) },
 			"Write":       func() error { return gen.Write(writePkg(t, tc.dir, 2)) },
@@ -345,7 +259,7 @@ func TestWriteOutNotADirectory(t *testing.T) {
 			if !errors.As(err, &se) || se.Flag != "out" || se.Value != tc.dir || se.Rule != tc.rule {
 				t.Errorf("%s(%s) = %v, want invalid --out: %s", name, tc.dir, err, tc.rule)
 			}
-			requireTree(t, root, before)
+			gen.RequireTree(t, root, before)
 		}
 	}
 }
@@ -367,7 +281,7 @@ func TestWriteFailureKeepsPrevious(t *testing.T) {
 			if err := gen.Write(pkg); err == nil {
 				t.Fatal("Write succeeded")
 			}
-			requireTree(t, dir, filesTree(old.Files))
+			gen.RequireTree(t, dir, gen.FilesTree(old.Files))
 			requireOnly(t, root, "out")
 
 			// The same failure creating a new directory creates nothing.
@@ -419,7 +333,7 @@ func TestWriteUnwritableParent(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "is not writable") {
 			t.Errorf("Write = %v, want a not-writable error", err)
 		}
-		requireTree(t, dir, filesTree(old.Files))
+		gen.RequireTree(t, dir, gen.FilesTree(old.Files))
 		requireOnly(t, root, "out")
 	})
 }
@@ -447,18 +361,11 @@ func TestCheckOutputAccepts(t *testing.T) {
 	}
 }
 
-func writeFile(t *testing.T, path, data string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func appendFile(t *testing.T, path, data string) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, path, string(b)+data)
+	gen.WriteFile(t, path, string(b)+data)
 }

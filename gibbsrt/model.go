@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
 // SymmetryTolerance is the relative tolerance of SetModel's symmetry check:
@@ -27,38 +29,38 @@ func modelErr(row, col int, format string, args ...any) error {
 }
 
 // Coefficients are the per-model tables the kernels read, computed in float64
-// from Q and mu and rounded once to float32. With c[i][j] = -Q[i][j]/Q[i][i],
+// from Q and mu and rounded once to T. With c[i][j] = -Q[i][j]/Q[i][i],
 // the conditional mean of x_i given the rest is
 //
 //	E[x_i | x_-i] = Offset[i] + Σ_{j≠i} c[i][j]·x_j,   Offset[i] = mu_i - Σ_{j≠i} c[i][j]·mu_j
 //
 // and its standard deviation is Scale[i] = 1/sqrt(Q[i][i]).
-type Coefficients struct {
+type Coefficients[T Float] struct {
 	Dim    int
-	Stride int       // row stride of Weight: Dim rounded up to a multiple of 4
-	Weight []float32 // Weight[j*Stride+i] = c[i][j], the weight of x_j in x_i's mean; 0 on the diagonal and in padding
-	Offset []float32 // Offset[i]
-	Scale  []float32 // Scale[i]
+	Stride int // row stride of Weight: Dim rounded up to a multiple of 4
+	Weight []T // Weight[j*Stride+i] = c[i][j], the weight of x_j in x_i's mean; 0 on the diagonal and in padding
+	Offset []T // Offset[i]
+	Scale  []T // Scale[i]
 }
 
 // Stride returns the padded row length of the weight table for dim: a
 // multiple of four, so that rows can be read as float4.
-func Stride(dim int) int { return (dim + 3) &^ 3 }
+func Stride(dim int) int { return kernels.Stride(dim) }
 
 // NewCoefficients validates the model and returns its kernel tables. Q is
 // the dim×dim precision matrix (inverse covariance) and mu the mean. Every
 // rejection names the entry or condition that failed.
-func NewCoefficients(dim int, Q [][]float64, mu []float64) (*Coefficients, error) {
+func NewCoefficients[T Float](dim int, Q [][]float64, mu []float64) (*Coefficients[T], error) {
 	if err := ValidateModel(dim, Q, mu); err != nil {
 		return nil, err
 	}
 	st := Stride(dim)
-	co := &Coefficients{
+	co := &Coefficients[T]{
 		Dim:    dim,
 		Stride: st,
-		Weight: make([]float32, dim*st),
-		Offset: make([]float32, dim),
-		Scale:  make([]float32, dim),
+		Weight: make([]T, dim*st),
+		Offset: make([]T, dim),
+		Scale:  make([]T, dim),
 	}
 	for i := 0; i < dim; i++ {
 		qii := Q[i][i]
@@ -68,18 +70,18 @@ func NewCoefficients(dim int, Q [][]float64, mu []float64) (*Coefficients, error
 				continue
 			}
 			c := -0.5 * (Q[i][j] + Q[j][i]) / qii
-			co.Weight[j*st+i] = float32(c)
+			co.Weight[j*st+i] = T(c)
 			off -= c * mu[j]
 		}
-		co.Offset[i] = float32(off)
-		co.Scale[i] = float32(1 / math.Sqrt(qii))
+		co.Offset[i] = T(off)
+		co.Scale[i] = T(1 / math.Sqrt(qii))
 		if math.IsInf(float64(co.Offset[i]), 0) {
-			return nil, modelErr(i, -1, "conditional mean offset of coordinate %d is %g, beyond float32 range", i, off)
+			return nil, modelErr(i, -1, "conditional mean offset of coordinate %d is %g, beyond %s range", i, off, typeName[T]())
 		}
 	}
 	for k, w := range co.Weight {
 		if math.IsInf(float64(w), 0) {
-			return nil, modelErr(k%st, k/st, "weight -Q[%d][%d]/Q[%d][%d] overflows float32", k%st, k/st, k%st, k%st)
+			return nil, modelErr(k%st, k/st, "weight -Q[%d][%d]/Q[%d][%d] overflows %s", k%st, k/st, k%st, k%st, typeName[T]())
 		}
 	}
 	return co, nil

@@ -60,7 +60,7 @@ func FuzzSetModel(f *testing.F) {
 	f.Fuzz(func(t *testing.T, dimByte uint8, sym bool, data []byte) {
 		q, mu := decodeModel(dimByte, sym, data)
 		d := len(q)
-		co, err := NewCoefficients(d, q, mu)
+		co, err := NewCoefficients[float32](d, q, mu)
 		if err != nil {
 			var me *ModelError
 			if !errors.As(err, &me) {
@@ -112,7 +112,7 @@ func TestReferenceConcurrent(t *testing.T) {
 		}
 		mu[i] = float64(i)
 	}
-	r := NewReference()
+	r := NewReference[float32]()
 	if err := r.SetModel(d, q, mu); err != nil {
 		t.Fatal(err)
 	}

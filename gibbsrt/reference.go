@@ -13,7 +13,7 @@ import (
 //	acc  = fma(c[i][j], x_j, acc)   for j = i+1, …, dim-1, 0, …, i-1
 //	x_i  = fma(Scale[i], z_i, acc)
 //
-// with every fma rounded once to float32. The cyclic order of j, starting
+// with every fma rounded once to the element type (float32 today). The cyclic order of j, starting
 // after i, is the order in which a kernel that pushes each new x_j into the
 // other coordinates' running sums accumulates them; a kernel that pulls the
 // sum for x_i uses the same order, so every strategy, and this CPU twin,
@@ -35,19 +35,23 @@ func CheckSweepArgs(dim, lenX, sweeps int, st Stream) (chains int, err error) {
 }
 
 // Reference is the pure-Go twin of the CUDA kernels: the same random stream,
-// the same update order and the same float32 rounding, so its results equal
+// the same update order and the same rounding to T, so its results equal
 // the GPU's bit for bit. It is safe for concurrent use once the model is set,
 // provided callers pass disjoint state slices.
-type Reference struct {
-	co *Coefficients
+//
+// The normals are the stream's float32 values (Normals4) converted to T,
+// which is exact; a float64 stream drawn from more bits would be a new
+// stream version.
+type Reference[T Float] struct {
+	co *Coefficients[T]
 }
 
-// NewReference returns a reference sampler for dim with no model set.
-func NewReference() *Reference { return &Reference{} }
+// NewReference returns a reference sampler with no model set.
+func NewReference[T Float]() *Reference[T] { return &Reference[T]{} }
 
 // SetModel validates Q and mu (see NewCoefficients) and installs them.
-func (r *Reference) SetModel(dim int, Q [][]float64, mu []float64) error {
-	co, err := NewCoefficients(dim, Q, mu)
+func (r *Reference[T]) SetModel(dim int, Q [][]float64, mu []float64) error {
+	co, err := NewCoefficients[T](dim, Q, mu)
 	if err != nil {
 		return err
 	}
@@ -56,10 +60,10 @@ func (r *Reference) SetModel(dim int, Q [][]float64, mu []float64) error {
 }
 
 // Coefficients returns the installed tables, or nil.
-func (r *Reference) Coefficients() *Coefficients { return r.co }
+func (r *Reference[T]) Coefficients() *Coefficients[T] { return r.co }
 
 // Sweep runs sweeps Gibbs sweeps over the row-major [chains][dim] state x.
-func (r *Reference) Sweep(x []float32, sweeps int, st Stream) error {
+func (r *Reference[T]) Sweep(x []T, sweeps int, st Stream) error {
 	if r.co == nil {
 		return errors.New("gibbsrt: Sweep called before SetModel")
 	}
@@ -68,13 +72,15 @@ func (r *Reference) Sweep(x []float32, sweeps int, st Stream) error {
 		return err
 	}
 	d := r.co.Dim
-	z := make([]float32, Stride(d))
+	z := make([]T, Stride(d))
 	for c := 0; c < chains; c++ {
 		xc := x[c*d : (c+1)*d]
 		for k := 0; k < sweeps; k++ {
 			for g := 0; g*4 < d; g++ {
 				n := Normals4(st.Seed, st.Chain+uint64(c), st.Sweep+uint64(k), g)
-				copy(z[4*g:], n[:])
+				for m, v := range n {
+					z[4*g+m] = T(v)
+				}
 			}
 			r.co.update(xc, z)
 		}
@@ -85,7 +91,7 @@ func (r *Reference) Sweep(x []float32, sweeps int, st Stream) error {
 // SweepNoise runs sweeps with caller-supplied normals instead of the Philox
 // stream. noise is laid out [sweeps][dim][chains]: the normal for chain c,
 // sweep k, coordinate i is noise[(k*dim+i)*chains+c].
-func (r *Reference) SweepNoise(x, noise []float32, sweeps int) error {
+func (r *Reference[T]) SweepNoise(x, noise []T, sweeps int) error {
 	if r.co == nil {
 		return errors.New("gibbsrt: SweepNoise called before SetModel")
 	}
@@ -97,7 +103,7 @@ func (r *Reference) SweepNoise(x, noise []float32, sweeps int) error {
 	if len(noise) != sweeps*d*chains {
 		return fmt.Errorf("gibbsrt: noise has %d elements, want sweeps×dim×chains = %d×%d×%d = %d", len(noise), sweeps, d, chains, sweeps*d*chains)
 	}
-	z := make([]float32, d)
+	z := make([]T, d)
 	for c := 0; c < chains; c++ {
 		xc := x[c*d : (c+1)*d]
 		for k := 0; k < sweeps; k++ {
@@ -111,16 +117,16 @@ func (r *Reference) SweepNoise(x, noise []float32, sweeps int) error {
 }
 
 // update is one sweep of one chain in the documented order.
-func (co *Coefficients) update(x, z []float32) {
+func (co *Coefficients[T]) update(x, z []T) {
 	d, st := co.Dim, co.Stride
 	for i := 0; i < d; i++ {
 		acc := co.Offset[i]
 		for j := i + 1; j < d; j++ {
-			acc = FMA32(co.Weight[j*st+i], x[j], acc)
+			acc = fma(co.Weight[j*st+i], x[j], acc)
 		}
 		for j := 0; j < i; j++ {
-			acc = FMA32(co.Weight[j*st+i], x[j], acc)
+			acc = fma(co.Weight[j*st+i], x[j], acc)
 		}
-		x[i] = FMA32(co.Scale[i], z[i], acc)
+		x[i] = fma(co.Scale[i], z[i], acc)
 	}
 }

@@ -6,112 +6,45 @@ import (
 	"math"
 	"sync"
 	"unsafe"
+
+	"github.com/gibbsgen/gibbsgen/internal/cuda"
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
-
-// Entry points and symbols of every generated module. The names do not
-// depend on the dimension; gibbsgen.json lists them with their parameters.
-const (
-	KernelConst   = "gibbs_sweep_const"   // thread per chain, weights in constant memory
-	KernelShared  = "gibbs_sweep_shared"  // thread per chain, weights staged in shared memory
-	KernelWarp    = "gibbs_sweep_warp"    // warp per chain
-	KernelNoise   = "gibbs_sweep_noise"   // thread per chain, caller-supplied normals
-	KernelPhilox  = "gibbs_philox"        // Philox4x32-10 known-answer entry point
-	KernelNormals = "gibbs_normals"       // writes the normals the samplers draw
-	SymbolWeight  = "gibbs_weight"        // __constant__ float[dim*stride]
-	SymbolWeightG = "gibbs_weight_global" // __device__ float[dim*stride], same contents
-	SymbolOffset  = "gibbs_offset"        // __constant__ float[dim]
-	SymbolScale   = "gibbs_scale"         // __constant__ float[dim]
-)
-
-// Strategy selects how a sweep is run on the GPU. Every strategy draws the
-// same random stream in the same arithmetic order, so the choice changes
-// speed, never results.
-type Strategy int
-
-const (
-	// Auto picks by batch size and dimension (see Sampler.Choose).
-	Auto Strategy = iota
-	// ConstMemory runs one chain per thread and reads the weights from
-	// constant memory. It needs them to fit the constant cache's fast level
-	// (about 2 KB: dim ≤ 21); beyond that it collapses. Auto picks it only
-	// for single-sweep launches (see Sampler.Choose).
-	ConstMemory
-	// SharedMemory runs one chain per thread with the weights staged into
-	// shared memory at block start.
-	SharedMemory
-	// WarpPerChain runs one chain per warp, for batches too small to fill
-	// the GPU with one thread per chain.
-	WarpPerChain
-)
-
-func (s Strategy) String() string {
-	switch s {
-	case Auto:
-		return "auto"
-	case ConstMemory:
-		return "const"
-	case SharedMemory:
-		return "shared"
-	case WarpPerChain:
-		return "warp"
-	}
-	return fmt.Sprintf("Strategy(%d)", int(s))
-}
-
-func (s Strategy) kernel() string {
-	switch s {
-	case ConstMemory:
-		return KernelConst
-	case SharedMemory:
-		return KernelShared
-	case WarpPerChain:
-		return KernelWarp
-	}
-	return ""
-}
-
-// ModuleSpec describes a generated module: its dimension, its device code and
-// the launch geometry compiled into it.
-type ModuleSpec struct {
-	Dim           int
-	Fatbin        []byte
-	ThreadBlock   int // threads per block of the thread-per-chain kernels
-	WarpsPerBlock int // chains per block of the warp-per-chain kernel
-}
-
-// warpChainsPerSM is the batch size per multiprocessor below which one warp
-// per chain beats one thread per chain: with fewer chains than that, one
-// thread per chain cannot occupy the multiprocessor's schedulers.
-const warpChainsPerSM = 64
 
 // Sampler runs a generated module's kernels on one device. Its methods are
 // safe for concurrent use; calls are serialized.
 type Sampler struct {
 	mu       sync.Mutex
 	m        ModuleSpec
-	ctx      *Context
-	mod      *CUModule
-	fn       map[string]Function
-	co       *Coefficients
+	ctx      *cuda.Context
+	mod      *cuda.Module
+	kernels  []*kernels.Kernel        // what the module holds, in its order
+	fn       map[string]cuda.Function // by kernel name
+	have     []Strategy               // the module's strategies
+	sms      int                      // the device's multiprocessors, for Auto
+	co       *Coefficients[float32]
 	strategy Strategy
 	closed   bool
+	states   map[*DeviceState]struct{} // live, freed by Close
 
 	// Scratch device buffers for the host-slice calls, grown on demand.
-	scratch     [2]DevicePtr
+	scratch     [2]cuda.DevicePtr
 	scratchSize [2]uint64
 }
 
-// NewSampler opens device ordinal, loads m's fatbin and resolves its entry
-// points. Without a driver or device it returns an error that says so.
+// NewSampler opens device ordinal, loads m's fatbin and resolves the
+// kernels it lists. Without a driver or device it returns an error that
+// wraps ErrNoDriver or ErrNoDevice.
 func NewSampler(m ModuleSpec, device int) (*Sampler, error) {
-	if m.Dim < 1 || len(m.Fatbin) == 0 || m.ThreadBlock < 1 || m.WarpsPerBlock < 1 {
-		return nil, errors.New("gibbsrt: invalid module description")
-	}
-	ctx, err := OpenDevice(device)
+	ks, err := m.kernels()
 	if err != nil {
 		return nil, err
 	}
-	s := &Sampler{m: m, ctx: ctx, fn: map[string]Function{}}
+	ctx, err := cuda.OpenDevice(device)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sampler{m: m, ctx: ctx, kernels: ks, fn: map[string]cuda.Function{}, states: map[*DeviceState]struct{}{}, sms: ctx.MultiprocessorCount()}
 	if err := s.load(); err != nil {
 		ctx.Close()
 		return nil, err
@@ -125,12 +58,15 @@ func (s *Sampler) load() error {
 		return err
 	}
 	s.mod = mod
-	for _, k := range []string{KernelConst, KernelShared, KernelWarp, KernelNoise, KernelPhilox, KernelNormals} {
-		f, err := mod.Function(k)
+	for _, k := range s.kernels {
+		f, err := mod.Function(k.Name)
 		if err != nil {
 			return err
 		}
-		s.fn[k] = f
+		s.fn[k.Name] = f
+		if k.Role == kernels.Sweep {
+			s.have = append(s.have, k.Strategy)
+		}
 	}
 	return nil
 }
@@ -138,37 +74,65 @@ func (s *Sampler) load() error {
 // Dim returns the module's dimension.
 func (s *Sampler) Dim() int { return s.m.Dim }
 
-// Context returns the device context, for allocating and copying device
-// buffers that SweepDevice can use.
-func (s *Sampler) Context() *Context { return s.ctx }
+// Strategies returns the strategies the module holds, in table order.
+func (s *Sampler) Strategies() []Strategy { return append([]Strategy(nil), s.have...) }
 
-// SetModel validates Q and mu (see NewCoefficients) and uploads the tables.
+// Device describes the GPU a sampler runs on.
+type Device struct {
+	Name            string // e.g. "NVIDIA H200"
+	Major, Minor    int    // compute capability
+	Multiprocessors int
+	Ordinal         int
+}
+
+// Device returns the sampler's GPU.
+func (s *Sampler) Device() Device {
+	major, minor := s.ctx.ComputeCapability()
+	return Device{Name: s.ctx.DeviceName(), Major: major, Minor: minor, Multiprocessors: s.ctx.MultiprocessorCount(), Ordinal: s.ctx.Ordinal()}
+}
+
+// entry returns the module's kernel for role (and strategy, for Sweep).
+func (s *Sampler) entry(role kernels.Role, st Strategy) (*kernels.Kernel, error) {
+	for _, k := range s.kernels {
+		if k.Role == role && (role != kernels.Sweep || k.Strategy == st) {
+			return k, nil
+		}
+	}
+	for _, k := range kernels.All() {
+		if k.Role == role && (role != kernels.Sweep || k.Strategy == st) {
+			return nil, fmt.Errorf("gibbsrt: this package was generated without kernel %s", k.Name)
+		}
+	}
+	return nil, fmt.Errorf("gibbsrt: no kernel for role %d, strategy %v", role, st)
+}
+
+// SetModel validates Q and mu (see NewCoefficients) and uploads the tables
+// the module's kernels read.
 func (s *Sampler) SetModel(Q [][]float64, mu []float64) error {
-	co, err := NewCoefficients(s.m.Dim, Q, mu)
+	co, err := NewCoefficients[float32](s.m.Dim, Q, mu)
 	if err != nil {
 		return err
+	}
+	tables := map[string][]float32{
+		kernels.SymbolWeight: co.Weight, kernels.SymbolWeightG: co.Weight,
+		kernels.SymbolOffset: co.Offset, kernels.SymbolScale: co.Scale,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return ErrClosed
 	}
-	err = s.ctx.Do(func() error {
-		for _, t := range []struct {
-			name string
-			data []float32
-		}{
-			{SymbolWeight, co.Weight}, {SymbolWeightG, co.Weight},
-			{SymbolOffset, co.Offset}, {SymbolScale, co.Scale},
-		} {
-			p, size, err := s.mod.Global(t.name)
+	err = s.ctx.Do(func(l cuda.Locked) error {
+		for _, sym := range kernels.SymbolsOf(s.kernels) {
+			data := tables[sym.Name]
+			p, size, err := s.mod.Global(sym.Name)
 			if err != nil {
 				return err
 			}
-			if want := uint64(4 * len(t.data)); size != want {
-				return fmt.Errorf("gibbsrt: module symbol %s has %d bytes, want %d: the fatbin does not match dim %d", t.name, size, want, s.m.Dim)
+			if want := uint64(4 * len(data)); size != want {
+				return fmt.Errorf("gibbsrt: module symbol %s has %d bytes, want %d: the fatbin does not match dim %d", sym.Name, size, want, s.m.Dim)
 			}
-			if err := s.ctx.copyToDevice(p, unsafe.Pointer(&t.data[0]), size); err != nil {
+			if err := l.CopyToDevice(p, unsafe.Pointer(&data[0]), size); err != nil {
 				return err
 			}
 		}
@@ -181,10 +145,16 @@ func (s *Sampler) SetModel(Q [][]float64, mu []float64) error {
 	return nil
 }
 
-// SetStrategy overrides the kernel choice; Auto restores the default.
+// SetStrategy overrides the kernel choice; Auto restores the default. A
+// strategy the package was generated without is an error.
 func (s *Sampler) SetStrategy(st Strategy) error {
-	if st < Auto || st > WarpPerChain {
-		return fmt.Errorf("gibbsrt: unknown strategy %d", int(st))
+	if st != Auto {
+		if kernels.ForStrategy(st) == nil {
+			return fmt.Errorf("gibbsrt: unknown strategy %d", int(st))
+		}
+		if _, err := s.entry(kernels.Sweep, st); err != nil {
+			return err
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -193,10 +163,10 @@ func (s *Sampler) SetStrategy(st Strategy) error {
 }
 
 // Choose returns the strategy a launch of sweeps sweeps over chains chains
-// would use: the override if one is set; otherwise, by the measurements in
-// docs/BENCHMARKS.md (H200, run 4), which this rule picks the fastest of at
-// every measured shape (dims 8, 32, 64; 4096 and 1M chains; 1 and 100
-// sweeps per launch):
+// would use: the override if one is set; otherwise the first of the
+// package's strategies, in the table's Auto order, whose rule holds (see
+// README, "Strategies"). By the measurements in docs/BENCHMARKS.md (H200,
+// run 4) the rule picks the fastest at every measured shape:
 //   - constant memory for a single sweep per launch while the weights fit
 //     the constant cache's 2 KB fast level (dim ≤ 21, rows padded to 4): it
 //     skips staging the weights;
@@ -209,21 +179,11 @@ func (s *Sampler) Choose(chains, sweeps int) Strategy {
 	return s.choose(chains, sweeps)
 }
 
-// constCacheBytes is the constant cache's fast level.
-const constCacheBytes = 2048
-
 func (s *Sampler) choose(chains, sweeps int) Strategy {
 	if s.strategy != Auto {
 		return s.strategy
 	}
-	d := s.m.Dim
-	if sweeps == 1 && 4*d*Stride(d) <= constCacheBytes {
-		return ConstMemory
-	}
-	if chains < warpChainsPerSM*s.ctx.MultiprocessorCount() {
-		return WarpPerChain
-	}
-	return SharedMemory
+	return kernels.Choose(kernels.Shape{Dim: s.m.Dim, Chains: chains, Sweeps: sweeps, Multiprocessors: s.sms}, s.have)
 }
 
 // check is the common prologue of every launch: open, model set.
@@ -250,75 +210,69 @@ func (s *Sampler) Sweep(x []float32, sweeps int, st Stream) error {
 	if err != nil || chains == 0 || sweeps == 0 {
 		return err
 	}
-	return s.ctx.Do(func() error {
+	return s.ctx.Do(func(l cuda.Locked) error {
 		bytes := uint64(len(x)) * 4
-		d, err := s.scratchBuffer(0, bytes)
+		d, err := s.scratchBuffer(l, 0, bytes)
 		if err != nil {
 			return err
 		}
-		if err := s.ctx.copyToDevice(d, unsafe.Pointer(&x[0]), bytes); err != nil {
+		if err := l.CopyToDevice(d, unsafe.Pointer(&x[0]), bytes); err != nil {
 			return err
 		}
-		if err := s.launchSweeps(d, chains, sweeps, st); err != nil {
+		if err := s.launchSweeps(l, d, chains, sweeps, st); err != nil {
 			return err
 		}
-		return s.ctx.copyFromDevice(unsafe.Pointer(&x[0]), d, bytes)
+		return l.CopyFromDevice(unsafe.Pointer(&x[0]), d, bytes)
 	})
 }
 
-// SweepDevice runs sweeps sweeps on device-resident state x holding chains
-// chains. It returns after the launches are queued on the null stream; call
-// Context().Synchronize to wait for them.
-func (s *Sampler) SweepDevice(x DevicePtr, chains, sweeps int, st Stream) error {
+// SweepDevice runs sweeps sweeps on the device-resident state x. It returns
+// once the launches are queued; Synchronize waits for them, and
+// DeviceState.Download waits too.
+func (s *Sampler) SweepDevice(x *DeviceState, sweeps int, st Stream) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(); err != nil {
 		return err
 	}
-	if chains < 0 {
-		return fmt.Errorf("gibbsrt: chains = %d; the chain count must be >= 0", chains)
-	}
-	if _, err := CheckSweepArgs(s.m.Dim, chains*s.m.Dim, sweeps, st); err != nil || chains == 0 || sweeps == 0 {
+	if err := s.own(x); err != nil {
 		return err
 	}
-	return s.ctx.Do(func() error { return s.launchSweeps(x, chains, sweeps, st) })
+	if _, err := CheckSweepArgs(s.m.Dim, x.chains*s.m.Dim, sweeps, st); err != nil || x.chains == 0 || sweeps == 0 {
+		return err
+	}
+	return s.ctx.Do(func(l cuda.Locked) error { return s.launchSweeps(l, x.ptr, x.chains, sweeps, st) })
+}
+
+// Synchronize waits for the sampler's queued work. Errors of a kernel
+// (an illegal address, say) surface here.
+func (s *Sampler) Synchronize() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return s.ctx.Synchronize()
 }
 
 // maxSweepsPerLaunch keeps the kernels' 32-bit sweep count in range.
 const maxSweepsPerLaunch = math.MaxUint32
 
-func (s *Sampler) launchSweeps(x DevicePtr, chains, sweeps int, st Stream) error {
-	strat := s.choose(chains, sweeps)
-	grid, block, err := s.geometry(strat, chains)
+func (s *Sampler) launchSweeps(l cuda.Locked, x cuda.DevicePtr, chains, sweeps int, st Stream) error {
+	k, err := s.entry(kernels.Sweep, s.choose(chains, sweeps))
 	if err != nil {
 		return err
 	}
 	for done := 0; done < sweeps; {
 		n := min(sweeps-done, maxSweepsPerLaunch)
-		if err := s.ctx.launch(s.fn[strat.kernel()], grid, block, 0,
-			x, uint64(chains), uint32(n), st.Seed, st.Sweep+uint64(done), st.Chain); err != nil {
+		part := st
+		part.Sweep += uint64(done)
+		if err := s.launch(l, k, chains, sweepArgs(x, chains, n, part)...); err != nil {
 			return err
 		}
 		done += n
 	}
 	return nil
-}
-
-// maxGridX is the CUDA limit on gridDim.x.
-const maxGridX = 1<<31 - 1
-
-func (s *Sampler) geometry(strat Strategy, chains int) (grid, block [3]uint32, err error) {
-	per := s.m.ThreadBlock
-	block = [3]uint32{uint32(per), 1, 1}
-	if strat == WarpPerChain {
-		per = s.m.WarpsPerBlock
-		block = [3]uint32{uint32(32 * per), 1, 1}
-	}
-	blocks := (chains + per - 1) / per
-	if blocks > maxGridX {
-		return grid, block, fmt.Errorf("gibbsrt: %d chains need %d blocks with strategy %v, over CUDA's grid limit %d", chains, blocks, strat, maxGridX)
-	}
-	return [3]uint32{uint32(blocks), 1, 1}, block, nil
 }
 
 // SweepNoise is Sweep with caller-supplied normals instead of the Philox
@@ -327,6 +281,10 @@ func (s *Sampler) SweepNoise(x, noise []float32, sweeps int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(); err != nil {
+		return err
+	}
+	k, err := s.entry(kernels.SweepNoise, Auto)
+	if err != nil {
 		return err
 	}
 	chains, err := CheckSweepArgs(s.m.Dim, len(x), sweeps, Stream{})
@@ -339,30 +297,26 @@ func (s *Sampler) SweepNoise(x, noise []float32, sweeps int) error {
 	if chains == 0 || sweeps == 0 {
 		return nil
 	}
-	return s.ctx.Do(func() error {
+	return s.ctx.Do(func(l cuda.Locked) error {
 		xb, nb := uint64(len(x))*4, uint64(len(noise))*4
-		dx, err := s.scratchBuffer(0, xb)
+		dx, err := s.scratchBuffer(l, 0, xb)
 		if err != nil {
 			return err
 		}
-		dn, err := s.scratchBuffer(1, nb)
+		dn, err := s.scratchBuffer(l, 1, nb)
 		if err != nil {
 			return err
 		}
-		if err := s.ctx.copyToDevice(dx, unsafe.Pointer(&x[0]), xb); err != nil {
+		if err := l.CopyToDevice(dx, unsafe.Pointer(&x[0]), xb); err != nil {
 			return err
 		}
-		if err := s.ctx.copyToDevice(dn, unsafe.Pointer(&noise[0]), nb); err != nil {
+		if err := l.CopyToDevice(dn, unsafe.Pointer(&noise[0]), nb); err != nil {
 			return err
 		}
-		grid, block, err := s.geometry(SharedMemory, chains)
-		if err != nil {
+		if err := s.launch(l, k, chains, noiseArgs(dx, dn, chains, sweeps)...); err != nil {
 			return err
 		}
-		if err := s.ctx.launch(s.fn[KernelNoise], grid, block, 0, dx, dn, uint64(chains), uint32(sweeps)); err != nil {
-			return err
-		}
-		return s.ctx.copyFromDevice(unsafe.Pointer(&x[0]), dx, xb)
+		return l.CopyFromDevice(unsafe.Pointer(&x[0]), dx, xb)
 	})
 }
 
@@ -375,6 +329,10 @@ func (s *Sampler) Normals(chains, sweeps int, st Stream) ([]float32, error) {
 	if s.closed {
 		return nil, ErrClosed
 	}
+	k, err := s.entry(kernels.Normals, Auto)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := CheckSweepArgs(s.m.Dim, chains*s.m.Dim, sweeps, st); err != nil {
 		return nil, err
 	}
@@ -382,20 +340,16 @@ func (s *Sampler) Normals(chains, sweeps int, st Stream) ([]float32, error) {
 	if len(out) == 0 {
 		return out, nil
 	}
-	err := s.ctx.Do(func() error {
+	err = s.ctx.Do(func(l cuda.Locked) error {
 		b := uint64(len(out)) * 4
-		d, err := s.scratchBuffer(1, b)
+		d, err := s.scratchBuffer(l, 1, b)
 		if err != nil {
 			return err
 		}
-		grid, block, err := s.geometry(SharedMemory, chains)
-		if err != nil {
+		if err := s.launch(l, k, chains, normalsArgs(d, chains, sweeps, st)...); err != nil {
 			return err
 		}
-		if err := s.ctx.launch(s.fn[KernelNormals], grid, block, 0, d, uint64(chains), uint32(sweeps), st.Seed, st.Sweep, st.Chain); err != nil {
-			return err
-		}
-		return s.ctx.copyFromDevice(unsafe.Pointer(&out[0]), d, b)
+		return l.CopyFromDevice(unsafe.Pointer(&out[0]), d, b)
 	})
 	return out, err
 }
@@ -410,6 +364,10 @@ func (s *Sampler) Philox(ctr [][4]uint32, key [][2]uint32) ([][4]uint32, error) 
 	if s.closed {
 		return nil, ErrClosed
 	}
+	k, err := s.entry(kernels.Philox, Auto)
+	if err != nil {
+		return nil, err
+	}
 	n := len(ctr)
 	if n == 0 {
 		return nil, nil
@@ -419,23 +377,22 @@ func (s *Sampler) Philox(ctr [][4]uint32, key [][2]uint32) ([][4]uint32, error) 
 		in = append(in, ctr[i][0], ctr[i][1], ctr[i][2], ctr[i][3], key[i][0], key[i][1])
 	}
 	out := make([]uint32, 4*n)
-	err := s.ctx.Do(func() error {
-		din, err := s.scratchBuffer(0, uint64(len(in))*4)
+	err = s.ctx.Do(func(l cuda.Locked) error {
+		din, err := s.scratchBuffer(l, 0, uint64(len(in))*4)
 		if err != nil {
 			return err
 		}
-		dout, err := s.scratchBuffer(1, uint64(len(out))*4)
+		dout, err := s.scratchBuffer(l, 1, uint64(len(out))*4)
 		if err != nil {
 			return err
 		}
-		if err := s.ctx.copyToDevice(din, unsafe.Pointer(&in[0]), uint64(len(in))*4); err != nil {
+		if err := l.CopyToDevice(din, unsafe.Pointer(&in[0]), uint64(len(in))*4); err != nil {
 			return err
 		}
-		blocks := uint32((n + 127) / 128)
-		if err := s.ctx.launch(s.fn[KernelPhilox], [3]uint32{blocks, 1, 1}, [3]uint32{128, 1, 1}, 0, din, dout, uint32(n)); err != nil {
+		if err := s.launch(l, k, n, philoxArgs(din, dout, n)...); err != nil {
 			return err
 		}
-		return s.ctx.copyFromDevice(unsafe.Pointer(&out[0]), dout, uint64(len(out))*4)
+		return l.CopyFromDevice(unsafe.Pointer(&out[0]), dout, uint64(len(out))*4)
 	})
 	if err != nil {
 		return nil, err
@@ -447,19 +404,18 @@ func (s *Sampler) Philox(ctr [][4]uint32, key [][2]uint32) ([][4]uint32, error) 
 	return res, nil
 }
 
-// scratchBuffer returns scratch buffer k with at least bytes bytes. It must
-// run inside ctx.Do.
-func (s *Sampler) scratchBuffer(k int, bytes uint64) (DevicePtr, error) {
+// scratchBuffer returns scratch buffer k with at least bytes bytes.
+func (s *Sampler) scratchBuffer(l cuda.Locked, k int, bytes uint64) (cuda.DevicePtr, error) {
 	if s.scratchSize[k] >= bytes {
 		return s.scratch[k], nil
 	}
 	if s.scratch[k] != 0 {
-		if err := s.ctx.free(s.scratch[k]); err != nil {
+		if err := l.Free(s.scratch[k]); err != nil {
 			return 0, err
 		}
 		s.scratch[k], s.scratchSize[k] = 0, 0
 	}
-	p, err := s.ctx.alloc(bytes)
+	p, err := l.Alloc(bytes)
 	if err != nil {
 		return 0, err
 	}
@@ -467,8 +423,8 @@ func (s *Sampler) scratchBuffer(k int, bytes uint64) (DevicePtr, error) {
 	return p, nil
 }
 
-// Close frees the device resources. It is idempotent; any later call
-// returns ErrClosed.
+// Close frees the device resources, every DeviceState of the sampler
+// included. It is idempotent; any later call returns ErrClosed.
 func (s *Sampler) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -477,15 +433,20 @@ func (s *Sampler) Close() error {
 	}
 	s.closed = true
 	var errs []error
-	errs = append(errs, s.ctx.Do(func() error {
+	errs = append(errs, s.ctx.Do(func(l cuda.Locked) error {
 		var errs []error
 		for k := range s.scratch {
 			if s.scratch[k] != 0 {
-				errs = append(errs, s.ctx.free(s.scratch[k]))
+				errs = append(errs, l.Free(s.scratch[k]))
 			}
 		}
+		for d := range s.states {
+			errs = append(errs, l.Free(d.ptr))
+			d.ptr = 0
+		}
+		clear(s.states)
 		if s.mod != nil {
-			errs = append(errs, s.mod.unload())
+			errs = append(errs, l.Unload(s.mod))
 		}
 		return errors.Join(errs...)
 	}))

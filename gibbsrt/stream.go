@@ -3,6 +3,8 @@ package gibbsrt
 import (
 	"fmt"
 	"math"
+
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
 // The random stream
@@ -97,47 +99,29 @@ func BoxMuller(wr, wa uint32) (float32, float32) {
 	return Mul32(r, c), Mul32(r, s)
 }
 
-// Const is a named float32 constant shared by this file and the CUDA template.
-type Const struct {
-	Name  string
-	Value float32
-}
-
-// Polynomial coefficients (Cephes logf, sinf, cosf) and reduction constants.
+// The polynomial coefficients and reduction constants, shared with the
+// CUDA template through package kernels.
 const (
-	logP0  float32 = 7.0376836292e-2
-	logP1  float32 = -1.1514610310e-1
-	logP2  float32 = 1.1676998740e-1
-	logP3  float32 = -1.2420140846e-1
-	logP4  float32 = 1.4249322787e-1
-	logP5  float32 = -1.6668057665e-1
-	logP6  float32 = 2.0000714765e-1
-	logP7  float32 = -2.4999993993e-1
-	logP8  float32 = 3.3333331174e-1
-	logQ1  float32 = -2.12194440e-4 // ln 2 = logQ2 - logQ1, split so e*logQ2 is exact
-	logQ2  float32 = 0.693359375
-	sinP0  float32 = -1.9515295891e-4
-	sinP1  float32 = 8.3321608736e-3
-	sinP2  float32 = -1.6666654611e-1
-	cosP0  float32 = 2.443315711809948e-5
-	cosP1  float32 = -1.388731625493765e-3
-	cosP2  float32 = 4.166664568298827e-2
-	angle  float32 = 2 * math.Pi / (1 << 24) // radians per step of a 24-bit angle
-	sqrtHf uint32  = 0x3F3504F3              // float32 bits of sqrt(1/2)
+	logP0  = kernels.LogP0
+	logP1  = kernels.LogP1
+	logP2  = kernels.LogP2
+	logP3  = kernels.LogP3
+	logP4  = kernels.LogP4
+	logP5  = kernels.LogP5
+	logP6  = kernels.LogP6
+	logP7  = kernels.LogP7
+	logP8  = kernels.LogP8
+	logQ1  = kernels.LogQ1
+	logQ2  = kernels.LogQ2
+	sinP0  = kernels.SinP0
+	sinP1  = kernels.SinP1
+	sinP2  = kernels.SinP2
+	cosP0  = kernels.CosP0
+	cosP1  = kernels.CosP1
+	cosP2  = kernels.CosP2
+	angle  = kernels.AngleStep
+	sqrtHf = kernels.SqrtHalfBits
 )
-
-// TransformConstants lists the constants the CUDA template must embed, by
-// the names it uses. The template prints them as exact bit patterns.
-func TransformConstants() []Const {
-	return []Const{
-		{"LOG_P0", logP0}, {"LOG_P1", logP1}, {"LOG_P2", logP2}, {"LOG_P3", logP3},
-		{"LOG_P4", logP4}, {"LOG_P5", logP5}, {"LOG_P6", logP6}, {"LOG_P7", logP7},
-		{"LOG_P8", logP8}, {"LOG_Q1", logQ1}, {"LOG_Q2", logQ2},
-		{"SIN_P0", sinP0}, {"SIN_P1", sinP1}, {"SIN_P2", sinP2},
-		{"COS_P0", cosP0}, {"COS_P1", cosP1}, {"COS_P2", cosP2},
-		{"ANGLE_STEP", angle},
-	}
-}
 
 // Log32 is the natural logarithm of a positive, finite, normal float32 u, by
 // Cephes' logf reduction: u = m·2^e with m in [sqrt(1/2), sqrt(2)), f = m-1,

@@ -1,5 +1,7 @@
 package gibbsrt
 
+import "github.com/gibbsgen/gibbsgen/internal/kernels"
+
 // Compatibility between generated packages and this runtime, in the style of
 // protobuf's protoimpl.EnforceVersion. A generated package records the
 // GenVersion of the gibbsgen that wrote it and asserts, at compile time,
@@ -10,13 +12,17 @@ package gibbsrt
 // A negative constant does not convert to the unsigned EnforceVersion, so a
 // package generated for an incompatible runtime fails to build at those lines,
 // whose comment tells the user to regenerate it.
+//
+// Version 2 (gibbsgen 0.2.0): the module description lists the kernels a
+// package holds (ModuleSpec.Kernels) and its dtype; device state is a
+// DeviceState.
 const (
 	// GenVersion is the version gibbsgen writes into new packages.
-	GenVersion = 1
+	GenVersion = kernels.ABIVersion
 	// MinVersion is the oldest generated-package version this runtime supports.
-	MinVersion = 1
+	MinVersion = 2
 	// MaxVersion is the newest generated-package version this runtime supports.
-	MaxVersion = 1
+	MaxVersion = 2
 )
 
 // EnforceVersion is used by generated code to assert compatibility; it has

@@ -10,6 +10,9 @@ var FS embed.FS
 
 // Template names in FS.
 const (
-	Sampler = "sampler.cu.tmpl" // one generated module
+	Sampler = "sampler.cu.tmpl" // one generated module's shared code; its kernels follow
 	RNG     = "rng"             // the random stream's device code, defined in rng.cu.tmpl
+
+	// Each kernel is a block of kernels.cu.tmpl, named by its row of the
+	// kernel table (internal/kernels: Kernel.Block).
 )

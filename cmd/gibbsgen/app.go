@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gibbsgen/gibbsgen/gen"
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
 // Exit statuses.
@@ -53,7 +54,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:                  "gibbsgen",
 		Usage:                 "compile a Gibbs sampler for an N-dimensional Gaussian into a Go package with embedded CUDA",
-		UsageText:             "gibbsgen --dim N [--pkg NAME] [--out DIR] [--arch LIST] [--allow-spills] [--threads N] [-v]",
+		UsageText:             "gibbsgen --dim N [--dtype T] [--strategy LIST] [--pkg NAME] [--out DIR] [--arch LIST] [--allow-spills] [--threads N] [-v]",
 		Version:               gen.Version,
 		Writer:                stdout,
 		ErrWriter:             stderr,
@@ -61,6 +62,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		HideHelpCommand:       true,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dim", Usage: fmt.Sprintf("state dimension, an integer from 1 to %d (required)", gen.MaxDim)},
+			&cli.StringFlag{Name: "dtype", Value: "float32", Usage: "element type of the state and tables; float32 (float64 is not generated yet)"},
+			&cli.StringFlag{Name: "strategy", Usage: "comma-separated sweep strategies to compile, from " + strategyNames() + " (default: every one that supports the dim)"},
 			&cli.StringFlag{Name: "pkg", Usage: "Go package name (default gibbs<dim>)"},
 			&cli.StringFlag{Name: "out", Usage: "output directory (default ./<pkg>)"},
 			&cli.StringFlag{Name: "arch", Usage: "comma-separated nvcc targets, e.g. sm_80,sm_90,compute_90 (default: every sm_XX >= sm_75 that nvcc supports, plus PTX for the newest)"},
@@ -107,6 +110,20 @@ func specFromFlags(c *cli.Context) (gen.Spec, error) {
 	}
 	if !c.IsSet("out") {
 		s.Dir = s.Package
+	}
+	dt, err := kernels.ParseDType(strings.TrimSpace(c.String("dtype")))
+	if err != nil {
+		return gen.Spec{}, &gen.SpecError{Flag: "dtype", Value: c.String("dtype"), Rule: fmt.Sprintf("must be one of %v (float64 is not generated yet)", kernels.Generated)}
+	}
+	s.DType = dt
+	if c.IsSet("strategy") {
+		for _, name := range strings.Split(c.String("strategy"), ",") {
+			st, err := kernels.ParseStrategy(strings.TrimSpace(name))
+			if err != nil || st == kernels.Auto {
+				return gen.Spec{}, &gen.SpecError{Flag: "strategy", Value: name, Rule: "entries must be one of " + strategyNames()}
+			}
+			s.Strategies = append(s.Strategies, st)
+		}
 	}
 	if c.IsSet("arch") {
 		for _, a := range strings.Split(c.String("arch"), ",") {
@@ -160,4 +177,13 @@ func threads(c *cli.Context) (int, error) {
 		return 0, &gen.SpecError{Flag: "threads", Value: raw, Rule: "must be a positive integer"}
 	}
 	return n, nil
+}
+
+// strategyNames lists the strategies of the kernel table, for messages.
+func strategyNames() string {
+	var names []string
+	for _, st := range kernels.Strategies() {
+		names = append(names, st.String())
+	}
+	return strings.Join(names, ", ")
 }

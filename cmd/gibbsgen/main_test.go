@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// TestScripts runs the top-level testdata/script/*.txtar. Besides the standard commands
+// TestScripts runs testdata/script/*.txtar. Besides the standard commands
 // and conditions, scripts have:
 //
 //	exits N prog [args...]  run prog (like exec) and require exit status N
@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 // scripts that change PATH. CUDACXX and CUDA_HOME are passed through.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:       filepath.Join("..", "..", "testdata", "script"),
+		Dir:       filepath.Join("testdata", "script"),
 		Setup:     scriptSetup,
 		Condition: scriptCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

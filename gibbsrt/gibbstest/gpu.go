@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"testing"
-	"unsafe"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -38,7 +37,9 @@ func OpenGPU(t testing.TB, h Harness) GPUSampler {
 	return g
 }
 
-var strategies = []gibbsrt.Strategy{gibbsrt.ConstMemory, gibbsrt.SharedMemory, gibbsrt.WarpPerChain}
+// strategies returns the strategies g's package holds. Every one runs in
+// the suites; a package generated without some tests what it has.
+func strategies(g GPUSampler) []gibbsrt.Strategy { return g.Runtime().Strategies() }
 
 // GPU checks the kernels against the CPU twin. Every comparison is exact:
 // both sides perform the same correctly rounded float32 operations in the
@@ -80,7 +81,7 @@ func GPU(t *testing.T, h Harness) {
 		requireEqual(t, "device normals", got, philoxNoise(d, chains, sweeps, st), d)
 	})
 
-	for _, s := range strategies {
+	for _, s := range strategies(g) {
 		for _, chains := range []int{1, 31, 127, 128, 129, 1000, 4097} {
 			for _, sweeps := range []int{1, 7} {
 				t.Run(fmt.Sprintf("%v/B=%d/sweeps=%d", s, chains, sweeps), func(t *testing.T) {
@@ -161,6 +162,60 @@ func GPU(t *testing.T, h Harness) {
 		requireEqual(t, "Sweep vs SweepNoise(Normals)", b, a, d)
 	})
 
+	t.Run("DeviceState", func(t *testing.T) {
+		// Device-resident state: upload, sweeps in two calls, download;
+		// equal to the twin, and a part of it equal to the same chains.
+		const chains = 1000
+		x0 := randomState(rng, chains, d)
+		want := append([]float32(nil), x0...)
+		if err := ref.Sweep(want, 7, st); err != nil {
+			t.Fatal(err)
+		}
+		ds, err := rt.NewDeviceState(chains)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ds.Free()
+		if err := ds.Upload(x0); err != nil {
+			t.Fatal(err)
+		}
+		s := st
+		for _, n := range []int{3, 4} {
+			if err := g.SweepDevice(ds, n, s); err != nil {
+				t.Fatal(err)
+			}
+			s.Sweep += uint64(n)
+		}
+		if err := rt.Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float32, chains*d)
+		if err := ds.Download(got); err != nil {
+			t.Fatal(err)
+		}
+		requireEqual(t, "SweepDevice vs CPU", got, want, d)
+		part := make([]float32, 10*d)
+		if err := ds.DownloadChains(chains-10, part); err != nil {
+			t.Fatal(err)
+		}
+		requireEqual(t, "last 10 chains", part, want[(chains-10)*d:], d)
+		if err := ds.DownloadChains(chains-9, part); err == nil {
+			t.Error("DownloadChains past the last chain succeeded")
+		}
+		if err := ds.Upload(got[:d]); err == nil {
+			t.Error("Upload of one chain into a 1000-chain state succeeded")
+		}
+		if err := ds.Free(); err != nil {
+			t.Fatal(err)
+		}
+		if err := ds.Free(); err != nil {
+			t.Errorf("second Free: %v", err)
+		}
+		if err := g.SweepDevice(ds, 1, st); err == nil {
+			t.Error("SweepDevice on a freed state succeeded")
+		}
+	})
+
 	t.Run("NoOpsAndErrors", func(t *testing.T) {
 		if err := g.Sweep(nil, 5, st); err != nil {
 			t.Errorf("Sweep with no chains: %v", err)
@@ -201,6 +256,11 @@ func GPUClose(t *testing.T, h Harness) {
 		"Sweep":      g.Sweep(x, 1, gibbsrt.Stream{}),
 		"SweepNoise": g.SweepNoise(x, make([]float32, h.Dim), 1),
 		"SetModel":   g.SetModel(m.Rows(), m.Mu),
+		"NewDeviceState": func() error {
+			_, err := g.Runtime().NewDeviceState(1)
+			return err
+		}(),
+		"Synchronize": g.Runtime().Synchronize(),
 	} {
 		if !errors.Is(err, gibbsrt.ErrClosed) {
 			t.Errorf("%s after Close: %v, want ErrClosed", name, err)
@@ -295,34 +355,29 @@ func GPULargeState(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	ref := h.reference(t, m)
-	ctx := g.Runtime().Context()
-	bytes := uint64(chains) * uint64(d) * 4
-	buf, err := ctx.Alloc(bytes)
+	buf, err := g.Runtime().NewDeviceState(chains)
 	if err != nil {
-		t.Skipf("cannot allocate %d bytes on the device: %v", bytes, err)
+		t.Skipf("cannot allocate %d chains on the device: %v", chains, err)
 	}
-	defer ctx.Free(buf)
+	defer buf.Free()
 	const start = float32(0.5) // not zero: zeros hide unwritten outputs
 	boundary := (1 << 31) / d
 	probes := []int{0, 1, boundary - 1, boundary, boundary + 1, chains - 2, chains - 1}
 	st := gibbsrt.Stream{Seed: 2024, Sweep: 5}
-	for _, s := range strategies {
+	for _, s := range strategies(g) {
 		t.Run(s.String(), func(t *testing.T) {
-			if err := ctx.Memset32(buf, math.Float32bits(start), uint64(chains)*uint64(d)); err != nil {
+			if err := buf.Fill(start); err != nil {
 				t.Fatal(err)
 			}
 			if err := g.SetStrategy(s); err != nil {
 				t.Fatal(err)
 			}
-			if err := g.SweepDevice(buf, chains, 1, st); err != nil {
-				t.Fatal(err)
-			}
-			if err := ctx.Synchronize(); err != nil {
+			if err := g.SweepDevice(buf, 1, st); err != nil {
 				t.Fatal(err)
 			}
 			for _, c := range probes {
 				got := make([]float32, d)
-				if err := ctx.CopyFromDevice(unsafe.Pointer(&got[0]), buf+gibbsrt.DevicePtr(uint64(c)*uint64(d)*4), uint64(d)*4); err != nil {
+				if err := buf.DownloadChains(c, got); err != nil {
 					t.Fatal(err)
 				}
 				want := make([]float32, d)

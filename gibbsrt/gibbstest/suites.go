@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,7 +22,7 @@ type CPUSampler interface {
 type GPUSampler interface {
 	CPUSampler
 	SetStrategy(gibbsrt.Strategy) error
-	SweepDevice(x gibbsrt.DevicePtr, chains, sweeps int, st gibbsrt.Stream) error
+	SweepDevice(x *gibbsrt.DeviceState, sweeps int, st gibbsrt.Stream) error
 	Close() error
 	Runtime() *gibbsrt.Sampler
 }
@@ -278,11 +279,11 @@ func ModelValidation(t *testing.T, h Harness) {
 		want string
 	}{
 		{"too few rows", copyQ()[:d-1], good.Mu, "rows, want"},
-		{"short row", func() [][]float64 { q := copyQ(); q[d-1] = q[d-1][:d-1]; return q }(), good.Mu, "row " + itoa(d-1)},
+		{"short row", func() [][]float64 { q := copyQ(); q[d-1] = q[d-1][:d-1]; return q }(), good.Mu, "row " + strconv.Itoa(d-1)},
 		{"short mu", copyQ(), good.Mu[:d-1], "mu has"},
-		{"NaN entry", func() [][]float64 { q := copyQ(); q[0][d-1] = math.NaN(); return q }(), good.Mu, "Q[0][" + itoa(d-1) + "] is NaN"},
+		{"NaN entry", func() [][]float64 { q := copyQ(); q[0][d-1] = math.NaN(); return q }(), good.Mu, "Q[0][" + strconv.Itoa(d-1) + "] is NaN"},
 		{"Inf diagonal", func() [][]float64 { q := copyQ(); q[d-1][d-1] = math.Inf(1); return q }(), good.Mu, "is +Inf"},
-		{"NaN mean", copyQ(), func() []float64 { mu := append([]float64(nil), good.Mu...); mu[d-1] = math.NaN(); return mu }(), "mu[" + itoa(d-1) + "] is NaN"},
+		{"NaN mean", copyQ(), func() []float64 { mu := append([]float64(nil), good.Mu...); mu[d-1] = math.NaN(); return mu }(), "mu[" + strconv.Itoa(d-1) + "] is NaN"},
 		{"zero diagonal", func() [][]float64 { q := copyQ(); q[d-1][d-1] = 0; return q }(), good.Mu, "diagonal must be positive"},
 		{"negative diagonal", func() [][]float64 { q := copyQ(); q[0][0] = -1; return q }(), good.Mu, "Q[0][0] = -1"},
 	}
@@ -323,11 +324,4 @@ func ModelValidation(t *testing.T, h Harness) {
 			t.Fatal(err)
 		}
 	})
-}
-
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
 }

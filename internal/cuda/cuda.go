@@ -1,9 +1,7 @@
-//go:build darwin || freebsd || linux || netbsd
-
-// The constraint matches the platforms where purego provides Dlopen; the
-// CUDA driver API is only loaded there.
-
-package gibbsrt
+// Package cuda binds the CUDA driver API (libcuda.so.1) for gibbsrt and the
+// benchmark. It is internal: generated packages reach the device only
+// through gibbsrt's typed API.
+package cuda
 
 import (
 	"errors"
@@ -14,8 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
-
-	"github.com/ebitengine/purego"
 )
 
 // This file wraps the CUDA driver API (libcuda.so.1). The library is opened
@@ -228,7 +224,7 @@ func loadDriver() (*driver, error) {
 // than at first use. Separate from loadDriver so tests can point it at
 // libraries that are missing or lack the symbols.
 func loadDriverFrom(library string) (*driver, error) {
-	h, err := purego.Dlopen(library, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	h, err := dlopen(library)
 	if err != nil {
 		return nil, detail([]error{ErrNoDriver, err}, "%v: %v", ErrNoDriver, err)
 	}
@@ -278,7 +274,7 @@ func loadDriverFrom(library string) (*driver, error) {
 		for _, n := range s.names {
 			// Look the symbol up first: RegisterLibFunc would panic on a
 			// missing one.
-			if addr, lastErr = purego.Dlsym(h, n); lastErr == nil && addr != 0 {
+			if addr, lastErr = dlsym(h, n); lastErr == nil && addr != 0 {
 				name = n
 				break
 			}
@@ -298,18 +294,6 @@ func loadDriverFrom(library string) (*driver, error) {
 		}
 	}
 	return d, nil
-}
-
-// register binds fptr to the C function at addr, turning purego's panic on
-// an unsupported Go signature into an error.
-func register(fptr any, addr uintptr) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%v", r)
-		}
-	}()
-	purego.RegisterFunc(fptr, addr)
-	return nil
 }
 
 // DriverVersion returns the CUDA version the driver supports, encoded as
@@ -468,9 +452,14 @@ func (c *Context) Close() error {
 	return check(c.drv.releaseName, c.drv.cuDevicePrimaryCtxRelease(c.dev))
 }
 
+// Locked is the context made current on a locked OS thread: the view that
+// Do hands its function. Its methods skip Do's locking, so a sequence of
+// calls pays for it once; it is valid only during that call of Do.
+type Locked struct{ c *Context }
+
 // Do runs f with the context current on a locked OS thread. Methods of c
 // may be called from f; Close may not.
-func (c *Context) Do(f func() error) error { return c.do(f) }
+func (c *Context) Do(f func(Locked) error) error { return c.do(func() error { return f(Locked{c}) }) }
 
 func (c *Context) do(f func() error) error {
 	c.mu.Lock()
@@ -497,6 +486,9 @@ func (c *Context) do(f func() error) error {
 	return f()
 }
 
+// Ordinal returns the device ordinal the context was opened for.
+func (c *Context) Ordinal() int { return c.ordinal }
+
 // DeviceName returns the device's name, e.g. "NVIDIA H100 80GB HBM3".
 func (c *Context) DeviceName() string { return c.name }
 
@@ -506,28 +498,26 @@ func (c *Context) ComputeCapability() (major, minor int) { return c.major, c.min
 // MultiprocessorCount returns the number of streaming multiprocessors.
 func (c *Context) MultiprocessorCount() int { return c.sms }
 
-// The exported methods below wrap unexported ones in c.do. The unexported
-// ones (alloc, free, copyToDevice, copyFromDevice, memset32, synchronize,
-// launch) skip do's locking, so code already running inside Do can call
-// them without repeating it; they must only be called inside Do.
+// Each Context method below runs its Locked counterpart inside Do.
 
 // Alloc allocates bytes of device memory.
 func (c *Context) Alloc(bytes uint64) (DevicePtr, error) {
 	var p DevicePtr
 	err := c.do(func() (err error) {
-		p, err = c.alloc(bytes)
+		p, err = Locked{c}.Alloc(bytes)
 		return err
 	})
 	return p, err
 }
 
-func (c *Context) alloc(bytes uint64) (DevicePtr, error) {
+// Alloc is Context.Alloc inside Do.
+func (l Locked) Alloc(bytes uint64) (DevicePtr, error) {
 	n, err := sizeT("Alloc", bytes)
 	if err != nil {
 		return 0, err
 	}
 	var p uint64
-	if err := check("cuMemAlloc_v2", c.drv.cuMemAlloc(&p, n)); err != nil {
+	if err := check("cuMemAlloc_v2", l.c.drv.cuMemAlloc(&p, n)); err != nil {
 		return 0, err
 	}
 	return DevicePtr(p), nil
@@ -535,21 +525,23 @@ func (c *Context) alloc(bytes uint64) (DevicePtr, error) {
 
 // Free frees device memory returned by Alloc.
 func (c *Context) Free(p DevicePtr) error {
-	return c.do(func() error { return c.free(p) })
+	return c.do(func() error { return Locked{c}.Free(p) })
 }
 
-func (c *Context) free(p DevicePtr) error {
-	return check("cuMemFree_v2", c.drv.cuMemFree(uint64(p)))
+// Free is Context.Free inside Do.
+func (l Locked) Free(p DevicePtr) error {
+	return check("cuMemFree_v2", l.c.drv.cuMemFree(uint64(p)))
 }
 
 // CopyToDevice copies bytes from host memory at src, normally the first
 // element of a Go slice, to dst. The copy is synchronous, so src need only
 // stay valid for the call.
 func (c *Context) CopyToDevice(dst DevicePtr, src unsafe.Pointer, bytes uint64) error {
-	return c.do(func() error { return c.copyToDevice(dst, src, bytes) })
+	return c.do(func() error { return Locked{c}.CopyToDevice(dst, src, bytes) })
 }
 
-func (c *Context) copyToDevice(dst DevicePtr, src unsafe.Pointer, bytes uint64) error {
+// CopyToDevice is Context.CopyToDevice inside Do.
+func (l Locked) CopyToDevice(dst DevicePtr, src unsafe.Pointer, bytes uint64) error {
 	if bytes == 0 {
 		return nil
 	}
@@ -557,7 +549,7 @@ func (c *Context) copyToDevice(dst DevicePtr, src unsafe.Pointer, bytes uint64) 
 	if err != nil {
 		return err
 	}
-	err = check("cuMemcpyHtoD_v2", c.drv.cuMemcpyHtoD(uint64(dst), src, n))
+	err = check("cuMemcpyHtoD_v2", l.c.drv.cuMemcpyHtoD(uint64(dst), src, n))
 	runtime.KeepAlive(src)
 	return err
 }
@@ -565,10 +557,11 @@ func (c *Context) copyToDevice(dst DevicePtr, src unsafe.Pointer, bytes uint64) 
 // CopyFromDevice copies bytes from src to host memory at dst, normally the
 // first element of a Go slice. The copy is synchronous.
 func (c *Context) CopyFromDevice(dst unsafe.Pointer, src DevicePtr, bytes uint64) error {
-	return c.do(func() error { return c.copyFromDevice(dst, src, bytes) })
+	return c.do(func() error { return Locked{c}.CopyFromDevice(dst, src, bytes) })
 }
 
-func (c *Context) copyFromDevice(dst unsafe.Pointer, src DevicePtr, bytes uint64) error {
+// CopyFromDevice is Context.CopyFromDevice inside Do.
+func (l Locked) CopyFromDevice(dst unsafe.Pointer, src DevicePtr, bytes uint64) error {
 	if bytes == 0 {
 		return nil
 	}
@@ -576,38 +569,40 @@ func (c *Context) copyFromDevice(dst unsafe.Pointer, src DevicePtr, bytes uint64
 	if err != nil {
 		return err
 	}
-	err = check("cuMemcpyDtoH_v2", c.drv.cuMemcpyDtoH(dst, uint64(src), n))
+	err = check("cuMemcpyDtoH_v2", l.c.drv.cuMemcpyDtoH(dst, uint64(src), n))
 	runtime.KeepAlive(dst)
 	return err
 }
 
 // Memset32 sets count 32-bit words at dst to value.
 func (c *Context) Memset32(dst DevicePtr, value uint32, count uint64) error {
-	return c.do(func() error { return c.memset32(dst, value, count) })
+	return c.do(func() error { return Locked{c}.Memset32(dst, value, count) })
 }
 
-func (c *Context) memset32(dst DevicePtr, value uint32, count uint64) error {
+// Memset32 is Context.Memset32 inside Do.
+func (l Locked) Memset32(dst DevicePtr, value uint32, count uint64) error {
 	n, err := sizeT("Memset32", count)
 	if err != nil {
 		return err
 	}
-	return check("cuMemsetD32_v2", c.drv.cuMemsetD32(uint64(dst), value, n))
+	return check("cuMemsetD32_v2", l.c.drv.cuMemsetD32(uint64(dst), value, n))
 }
 
 // Synchronize waits for all work on the context to finish. Errors from
 // kernels (illegal address, ...) surface here, since launches are
 // asynchronous.
 func (c *Context) Synchronize() error {
-	return c.do(c.synchronize)
+	return c.do(Locked{c}.Synchronize)
 }
 
-func (c *Context) synchronize() error {
-	return check("cuCtxSynchronize", c.drv.cuCtxSynchronize())
+// Synchronize is Context.Synchronize inside Do.
+func (l Locked) Synchronize() error {
+	return check("cuCtxSynchronize", l.c.drv.cuCtxSynchronize())
 }
 
-// CUModule is a loaded code image (fatbin, cubin or PTX), a CUmodule. It
+// Module is a loaded code image (fatbin, cubin or PTX), a CUmodule. It
 // belongs to the Context that loaded it.
-type CUModule struct {
+type Module struct {
 	ctx *Context
 
 	mu    sync.Mutex // guards h and image
@@ -618,7 +613,7 @@ type CUModule struct {
 var errModuleUnloaded = errors.New("gibbsrt: CUDA module is unloaded")
 
 // LoadModule loads image, a fatbin, cubin or PTX text, with cuModuleLoadData.
-func (c *Context) LoadModule(image []byte) (*CUModule, error) {
+func (c *Context) LoadModule(image []byte) (*Module, error) {
 	if len(image) == 0 {
 		return nil, errors.New("gibbsrt: LoadModule: empty image")
 	}
@@ -632,7 +627,7 @@ func (c *Context) LoadModule(image []byte) (*CUModule, error) {
 	// unloaded explicitly.
 	buf := make([]byte, len(image)+1)
 	copy(buf, image)
-	m := &CUModule{ctx: c, image: buf}
+	m := &Module{ctx: c, image: buf}
 	err := c.do(func() error {
 		return check("cuModuleLoadData", c.drv.cuModuleLoadData(&m.h, unsafe.Pointer(&buf[0])))
 	})
@@ -644,7 +639,7 @@ func (c *Context) LoadModule(image []byte) (*CUModule, error) {
 
 // Function returns the kernel called name; kernels should be declared
 // extern "C" so that name is not mangled.
-func (m *CUModule) Function(name string) (Function, error) {
+func (m *Module) Function(name string) (Function, error) {
 	cname, err := cName(name)
 	if err != nil {
 		return 0, err
@@ -670,7 +665,7 @@ func (m *CUModule) Function(name string) (Function, error) {
 
 // Global returns the address and size in bytes of the module-scope
 // __device__ or __constant__ variable called name.
-func (m *CUModule) Global(name string) (DevicePtr, uint64, error) {
+func (m *Module) Global(name string) (DevicePtr, uint64, error) {
 	cname, err := cName(name)
 	if err != nil {
 		return 0, 0, err
@@ -697,18 +692,18 @@ func (m *CUModule) Global(name string) (DevicePtr, uint64, error) {
 
 // Unload unloads the module; its Functions become invalid. Calling it again
 // does nothing. After the Context is closed it returns ErrContextClosed.
-func (m *CUModule) Unload() error {
+func (m *Module) Unload() error {
 	m.mu.Lock()
 	unloaded := m.h == 0
 	m.mu.Unlock()
 	if unloaded {
 		return nil
 	}
-	return m.ctx.do(m.unload)
+	return m.ctx.do(func() error { return Locked{m.ctx}.Unload(m) })
 }
 
-// unload is Unload for code already inside the context's Do.
-func (m *CUModule) unload() error {
+// Unload is Module.Unload inside Do.
+func (l Locked) Unload(m *Module) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.h == 0 {
@@ -771,12 +766,13 @@ func (c *Context) Launch(f Function, grid, block [3]uint32, sharedBytes uint32, 
 	return c.do(func() error { return c.launchPacked(f, grid, block, sharedBytes, vals, ptrs) })
 }
 
-func (c *Context) launch(f Function, grid, block [3]uint32, sharedBytes uint32, args ...any) error {
+// Launch is Context.Launch inside Do.
+func (l Locked) Launch(f Function, grid, block [3]uint32, sharedBytes uint32, args ...any) error {
 	vals, ptrs, err := launchParams(f, args)
 	if err != nil {
 		return err
 	}
-	return c.launchPacked(f, grid, block, sharedBytes, vals, ptrs)
+	return l.c.launchPacked(f, grid, block, sharedBytes, vals, ptrs)
 }
 
 func launchParams(f Function, args []any) (vals []uint64, ptrs []unsafe.Pointer, err error) {

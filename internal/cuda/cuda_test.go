@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || linux || netbsd
 
-package gibbsrt
+package cuda
 
 import (
 	"errors"
@@ -192,7 +192,7 @@ func TestOpenContextClosedErrors(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	check("Do", c.Do(func() error { t.Error("Do ran f"); return nil }))
+	check("Do", c.Do(func(Locked) error { t.Error("Do ran f"); return nil }))
 	_, err := c.Alloc(16)
 	check("Alloc", err)
 	check("Free", c.Free(1))
@@ -212,12 +212,12 @@ func TestOpenContextClosedErrors(t *testing.T) {
 	check("ElapsedMillis", err)
 	check("DestroyEvent", c.DestroyEvent(1))
 
-	m := &CUModule{ctx: c, h: 1}
+	m := &Module{ctx: c, h: 1}
 	_, err = m.Function("k")
-	check("CUModule.Function", err)
+	check("Module.Function", err)
 	_, _, err = m.Global("g")
-	check("CUModule.Global", err)
-	check("CUModule.Unload", m.Unload())
+	check("Module.Global", err)
+	check("Module.Unload", m.Unload())
 	m.h = 0
 	if err := m.Unload(); err != nil {
 		t.Errorf("Unload of an unloaded module: %v", err)
@@ -293,8 +293,8 @@ func TestLaunchRejectsUnsupportedArgumentTypes(t *testing.T) {
 	if err := c.Launch(0, [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, 0); err == nil {
 		t.Error("Launch accepted a nil Function")
 	}
-	// So does the unexported launch used inside Do.
-	err = c.launch(1, [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, 0, float64(1))
+	// So does Locked.Launch, used inside Do.
+	err = Locked{c}.Launch(1, [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, 0, float64(1))
 	if err == nil || !strings.Contains(err.Error(), "kernel argument 0 has unsupported type float64") {
 		t.Errorf("launch with a float64 argument: %v", err)
 	}

@@ -1,0 +1,138 @@
+package gen
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
+)
+
+// kernelSignatures returns the extern "C" entry points of CUDA source, by
+// name, with their parameter lists normalized to "type name, ...".
+func kernelSignatures(src []byte) (map[string]string, []string) {
+	re := regexp.MustCompile(`extern "C" __global__ void(?: __launch_bounds__\([^)]*\))?\s+(\w+)\(([^)]*)\)`)
+	found := map[string]string{}
+	var order []string
+	for _, m := range re.FindAllStringSubmatch(string(src), -1) {
+		found[m[1]] = normalizeParams(m[2])
+		order = append(order, m[1])
+	}
+	return found, order
+}
+
+func normalizeParams(s string) string {
+	return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "* ", " *")
+}
+
+// TestKernelABI checks the kernel ABI's writings against each other: the
+// template's signatures and the manifest's parameters against the kernel
+// table, for every kernel, in table order. (gibbsrt's
+// TestLaunchArgsMatchTable checks the launch argument lists.)
+func TestKernelABI(t *testing.T) {
+	s := Spec{Dim: 7, Package: "p", Dir: "x"}
+	src, err := RenderCUDA(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, order := kernelSignatures(src.Text)
+	manifest := Kernels(s.Kernels(), kernels.Float32)
+	var want []string
+	for i, k := range s.Kernels() {
+		want = append(want, k.Name)
+		var parts []string
+		for _, p := range k.Params {
+			parts = append(parts, p.Kind.CType(kernels.Float32)+" "+p.Name)
+		}
+		table := normalizeParams(strings.Join(parts, ", "))
+		if got, ok := found[k.Name]; !ok {
+			t.Errorf("kernel %s is in the table but not in the source", k.Name)
+		} else if got != table {
+			t.Errorf("kernel %s: source parameters %q, table %q", k.Name, got, table)
+		}
+		var mparts []string
+		for _, p := range manifest[i].Params {
+			mparts = append(mparts, p.CType+" "+p.Name)
+		}
+		if m := normalizeParams(strings.Join(mparts, ", ")); manifest[i].Name != k.Name || m != table {
+			t.Errorf("manifest kernel %d: %s(%s), table %s(%s)", i, manifest[i].Name, m, k.Name, table)
+		}
+	}
+	if !slices.Equal(order, want) {
+		t.Errorf("source defines kernels %v, table %v", order, want)
+	}
+}
+
+// TestKernelABICatchesDrift shows the signature check can fail: a template
+// whose signature drifted from the table is told apart.
+func TestKernelABICatchesDrift(t *testing.T) {
+	src, err := RenderCUDA(Spec{Dim: 7, Package: "p", Dir: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drifted := strings.Replace(string(src.Text), "gibbs_sweep_shared(float* x, unsigned long long chains, unsigned int sweeps", "gibbs_sweep_shared(float* x, unsigned int chains, unsigned int sweeps", 1)
+	if drifted == string(src.Text) {
+		t.Fatal("the mutation did not apply; update the test")
+	}
+	found, _ := kernelSignatures([]byte(drifted))
+	k := kernels.ForStrategy(kernels.SharedMemory)
+	var parts []string
+	for _, p := range k.Params {
+		parts = append(parts, p.Kind.CType(kernels.Float32)+" "+p.Name)
+	}
+	if found[k.Name] == normalizeParams(strings.Join(parts, ", ")) {
+		t.Error("a drifted signature still matches the table")
+	}
+}
+
+// TestPackageHoldsChosenStrategies: a spec with some strategies renders,
+// describes and lists exactly those sweep kernels (and every other kernel),
+// and declares only the tables they read.
+func TestPackageHoldsChosenStrategies(t *testing.T) {
+	s := Spec{Dim: 7, Package: "p", Dir: "x", Strategies: []kernels.Strategy{kernels.SharedMemory}}
+	src, err := RenderCUDA(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, order := kernelSignatures(src.Text)
+	want := []string{"gibbs_sweep_shared", "gibbs_sweep_noise", "gibbs_philox", "gibbs_normals"}
+	if !slices.Equal(order, want) {
+		t.Errorf("source defines %v, want %v", order, want)
+	}
+	if strings.Contains(string(src.Text), "gibbs_weight[") || strings.Contains(string(src.Text), "ConstWeights") {
+		t.Error("source declares the constant-memory weights that no kernel of it reads")
+	}
+	var names []string
+	for _, k := range Kernels(s.Kernels(), kernels.Float32) {
+		names = append(names, k.Name)
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("manifest lists %v, want %v", names, want)
+	}
+	for _, sym := range Symbols(s.Kernels(), 7, kernels.Float32) {
+		if sym.Name == kernels.SymbolWeight {
+			t.Errorf("manifest lists symbol %s, which no kernel of the package reads", sym.Name)
+		}
+	}
+}
+
+// TestEveryRowHasItsBlock: each row's template block exists and defines
+// exactly the row's kernel, so adding a row without its block, or a block
+// under the wrong name, fails here.
+func TestEveryRowHasItsBlock(t *testing.T) {
+	for _, k := range kernels.All() {
+		if cudaTemplates.Lookup(k.Block) == nil {
+			t.Errorf("kernel %s: template block %q is not defined", k.Name, k.Block)
+			continue
+		}
+		var buf strings.Builder
+		if err := cudaTemplates.ExecuteTemplate(&buf, k.Block, cudaData{Dim: 7}); err != nil {
+			t.Errorf("kernel %s: %v", k.Name, err)
+			continue
+		}
+		if _, order := kernelSignatures([]byte(buf.String())); !slices.Equal(order, []string{k.Name}) {
+			t.Errorf("block %s defines %v, want [%s]", k.Block, order, k.Name)
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package gibbsrt
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
+)
+
+// ModuleSpec describes a generated module: its dimension and dtype, its
+// device code, and the kernels gibbsgen compiled into it. The runtime loads
+// exactly those: a package may hold only some strategies, and Auto chooses
+// among what it has.
+type ModuleSpec struct {
+	Dim     int
+	DType   string // element type of the state and tables: "float32"
+	Fatbin  []byte
+	Kernels []string // entry points in the fatbin, rows of the kernel table
+}
+
+// kernels resolves m.Kernels against the table and checks that the module
+// can run: a known dtype this runtime samples, every kernel known and
+// supporting the dim and dtype, and at least one sweep strategy.
+func (m ModuleSpec) kernels() ([]*kernels.Kernel, error) {
+	if m.Dim < 1 {
+		return nil, fmt.Errorf("gibbsrt: module dim %d; it must be at least 1", m.Dim)
+	}
+	if len(m.Fatbin) == 0 {
+		return nil, errors.New("gibbsrt: module has no device code")
+	}
+	dt, err := kernels.ParseDType(m.DType)
+	if err != nil {
+		return nil, fmt.Errorf("gibbsrt: module: %v", err)
+	}
+	if dt != kernels.Float32 {
+		return nil, fmt.Errorf("gibbsrt: module dtype %s: this runtime samples float32 modules only", dt)
+	}
+	var out []*kernels.Kernel
+	strategies := 0
+	for _, name := range m.Kernels {
+		k := kernels.Named(name)
+		if k == nil {
+			return nil, fmt.Errorf("gibbsrt: module lists kernel %q, which this runtime does not know; regenerate the package", name)
+		}
+		if !k.Supports(m.Dim, dt) {
+			return nil, fmt.Errorf("gibbsrt: module lists kernel %s, which does not support dim %d %s", name, m.Dim, dt)
+		}
+		for _, o := range out {
+			if o == k {
+				return nil, fmt.Errorf("gibbsrt: module lists kernel %s twice", name)
+			}
+		}
+		if k.Role == kernels.Sweep {
+			strategies++
+		}
+		out = append(out, k)
+	}
+	if strategies == 0 {
+		return nil, errors.New("gibbsrt: module has no sweep kernel")
+	}
+	return out, nil
+}

@@ -1,0 +1,168 @@
+package gibbsrt
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/gibbsgen/gibbsgen/internal/cuda"
+)
+
+// DeviceState is chain state kept in device memory: chains chains, laid out
+// [chains][dim] row-major like a host state. SweepDevice runs sweeps on it
+// without copying; Upload and Download move it. It belongs to the Sampler
+// that made it, and Close of that Sampler frees it.
+type DeviceState struct {
+	s      *Sampler
+	ptr    cuda.DevicePtr // 0 once freed, or for zero chains
+	chains int
+	freed  bool
+}
+
+var errStateFreed = errors.New("gibbsrt: device state is freed")
+
+// NewDeviceState allocates device memory for chains chains. Its contents
+// are undefined until Upload.
+func (s *Sampler) NewDeviceState(chains int) (*DeviceState, error) {
+	if chains < 0 {
+		return nil, fmt.Errorf("gibbsrt: chains = %d; the chain count must be >= 0", chains)
+	}
+	if _, err := CheckSweepArgs(s.m.Dim, chains*s.m.Dim, 0, Stream{}); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	d := &DeviceState{s: s, chains: chains}
+	if chains == 0 {
+		return d, nil
+	}
+	p, err := s.ctx.Alloc(uint64(chains) * uint64(s.m.Dim) * 4)
+	if err != nil {
+		return nil, err
+	}
+	d.ptr = p
+	s.states[d] = struct{}{}
+	return d, nil
+}
+
+// Chains returns the number of chains the state holds.
+func (d *DeviceState) Chains() int { return d.chains }
+
+// own checks, with s.mu held, that d is a live state of s.
+func (s *Sampler) own(d *DeviceState) error {
+	switch {
+	case d == nil:
+		return errors.New("gibbsrt: nil device state")
+	case d.s != s:
+		return errors.New("gibbsrt: device state belongs to another sampler")
+	case d.freed:
+		return errStateFreed
+	}
+	return nil
+}
+
+// transfer copies between x and chains first, first+1, ... of d after the
+// checks every copy shares; toDevice says which way.
+func (d *DeviceState) transfer(first int, x []float32, toDevice bool) error {
+	return d.locked(func(s *Sampler) error {
+		return d.copy(s, first, x, toDevice)
+	})
+}
+
+// locked runs f with the sampler's lock held, once d is known to be a live
+// state of an open sampler.
+func (d *DeviceState) locked(f func(s *Sampler) error) error {
+	s := d.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if err := s.own(d); err != nil {
+		return err
+	}
+	return f(s)
+}
+
+// copy is transfer inside locked.
+func (d *DeviceState) copy(s *Sampler, first int, x []float32, toDevice bool) error {
+	dim := s.m.Dim
+	if len(x)%dim != 0 {
+		return fmt.Errorf("gibbsrt: host state has %d elements, not a multiple of dim %d", len(x), dim)
+	}
+	if n := len(x) / dim; first < 0 || n > d.chains-first {
+		return fmt.Errorf("gibbsrt: chains %d..%d requested of a device state of %d chains", first, first+n-1, d.chains)
+	}
+	if len(x) == 0 {
+		return nil
+	}
+	at := d.ptr + cuda.DevicePtr(uint64(first)*uint64(dim)*4)
+	bytes := uint64(len(x)) * 4
+	if toDevice {
+		return s.ctx.CopyToDevice(at, unsafe.Pointer(&x[0]), bytes)
+	}
+	return s.ctx.CopyFromDevice(unsafe.Pointer(&x[0]), at, bytes)
+}
+
+// wholeState checks that x holds every chain of d.
+func (d *DeviceState) wholeState(x []float32) error {
+	if want := d.chains * d.s.m.Dim; len(x) != want {
+		return fmt.Errorf("gibbsrt: host state has %d elements, want chains×dim = %d×%d = %d", len(x), d.chains, d.s.m.Dim, want)
+	}
+	return nil
+}
+
+// Upload copies the host state x, of chains×dim elements, to the device.
+func (d *DeviceState) Upload(x []float32) error {
+	if err := d.wholeState(x); err != nil {
+		return err
+	}
+	return d.transfer(0, x, true)
+}
+
+// Download waits for the sampler's queued work and copies the state into
+// x, of chains×dim elements.
+func (d *DeviceState) Download(x []float32) error {
+	if err := d.wholeState(x); err != nil {
+		return err
+	}
+	return d.transfer(0, x, false)
+}
+
+// DownloadChains is Download of chains first, ..., first+len(x)/dim-1 only.
+func (d *DeviceState) DownloadChains(first int, x []float32) error {
+	return d.transfer(first, x, false)
+}
+
+// Fill sets every coordinate of every chain to v.
+func (d *DeviceState) Fill(v float32) error {
+	return d.locked(func(s *Sampler) error {
+		if d.chains == 0 {
+			return nil
+		}
+		return s.ctx.Memset32(d.ptr, math.Float32bits(v), uint64(d.chains)*uint64(s.m.Dim))
+	})
+}
+
+// Free releases the device memory. It is idempotent; other uses of a freed
+// state return an error.
+func (d *DeviceState) Free() error {
+	s := d.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d.freed {
+		return nil
+	}
+	d.freed = true
+	if d.ptr == 0 || s.closed { // Close freed it
+		return nil
+	}
+	delete(s.states, d)
+	p := d.ptr
+	d.ptr = 0
+	return s.ctx.Free(p)
+}

@@ -1,0 +1,29 @@
+package gibbsrt
+
+import "github.com/gibbsgen/gibbsgen/internal/kernels"
+
+// Strategy selects how a sweep is run on the GPU. Every strategy draws the
+// same random stream in the same arithmetic order, so the choice changes
+// speed, never results. The strategies and Auto's rule are rows of one
+// table (internal/kernels); a package holds the strategies gibbsgen
+// compiled for its dim and dtype.
+type Strategy = kernels.Strategy
+
+const (
+	// Auto picks by batch size, sweeps per launch and dimension among the
+	// package's strategies (see Sampler.Choose).
+	Auto = kernels.Auto
+	// ConstMemory runs one chain per thread and reads the weights from
+	// constant memory. It needs them to fit the constant cache's fast level
+	// (about 2 KB: dim ≤ 21); beyond that it collapses.
+	ConstMemory = kernels.ConstMemory
+	// SharedMemory runs one chain per thread with the weights staged into
+	// shared memory at block start.
+	SharedMemory = kernels.SharedMemory
+	// WarpPerChain runs one chain per warp, for batches too small to fill
+	// the GPU with one thread per chain.
+	WarpPerChain = kernels.WarpPerChain
+)
+
+// Strategies returns every strategy this runtime knows, Auto excluded.
+func Strategies() []Strategy { return kernels.Strategies() }

@@ -1,0 +1,179 @@
+package kernels
+
+import "fmt"
+
+// DType is the element type of a module's state and tables.
+type DType string
+
+const (
+	Float32 DType = "float32"
+	Float64 DType = "float64"
+)
+
+// Generated lists the dtypes gibbsgen generates today; float64 comes with
+// its own kernels and stream.
+var Generated = []DType{Float32}
+
+// CType is the C name of the type.
+func (d DType) CType() string {
+	if d == Float64 {
+		return "double"
+	}
+	return "float"
+}
+
+// Size is the element size in bytes.
+func (d DType) Size() int {
+	if d == Float64 {
+		return 8
+	}
+	return 4
+}
+
+// ParseDType checks a dtype name.
+func ParseDType(s string) (DType, error) {
+	for _, d := range []DType{Float32, Float64} {
+		if string(d) == s {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("unknown dtype %q (want float32 or float64)", s)
+}
+
+// Stride returns the padded row length of the weight table for dim: a
+// multiple of four, so that rows can be read as float4.
+func Stride(dim int) int { return (dim + 3) &^ 3 }
+
+// The module tables the host fills before launching.
+const (
+	SymbolWeight  = "gibbs_weight"        // __constant__, [dim*stride]
+	SymbolWeightG = "gibbs_weight_global" // __device__, same contents
+	SymbolOffset  = "gibbs_offset"        // __constant__, [dim]
+	SymbolScale   = "gibbs_scale"         // __constant__, [dim]
+)
+
+// Symbol describes one module table.
+type Symbol struct {
+	Name    string
+	Space   string // "constant" or "global"
+	Length  func(dim int) int
+	Meaning func(dim int) string
+}
+
+// Symbols lists every table, in the manifest's order.
+func Symbols() []Symbol {
+	weights := func(d int) int { return d * Stride(d) }
+	vector := func(d int) int { return d }
+	fixed := func(s string) func(int) string { return func(int) string { return s } }
+	return []Symbol{
+		{SymbolWeight, "constant", weights, func(d int) string {
+			return fmt.Sprintf("weight[j*%d+i] = -Q[i][j]/Q[i][i], the weight of x_j in the conditional mean of x_i; 0 on the diagonal and for i >= %d (padding)", Stride(d), d)
+		}},
+		{SymbolWeightG, "global", weights, fixed("same contents as gibbs_weight; the source the shared-memory kernels stage from")},
+		{SymbolOffset, "constant", vector, fixed("offset[i] = mu_i - sum_{j!=i} weight[j][i]*mu_j, computed in float64")},
+		{SymbolScale, "constant", vector, fixed("scale[i] = 1/sqrt(Q[i][i]), the conditional standard deviation")},
+	}
+}
+
+// SymbolsOf returns the tables that ks read, in Symbols order.
+func SymbolsOf(ks []*Kernel) []Symbol {
+	used := map[string]bool{}
+	for _, k := range ks {
+		for _, s := range k.Symbols {
+			used[s] = true
+		}
+	}
+	var out []Symbol
+	for _, s := range Symbols() {
+		if used[s.Name] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ParamKind is a kernel parameter's type. Pointers to the state's element
+// type are written with the module's dtype.
+type ParamKind int
+
+const (
+	StateP     ParamKind = iota + 1 // T*: the chain state, updated in place
+	RealP                           // T*: an output array
+	ConstRealP                      // const T*
+	U32P                            // unsigned int*
+	ConstU32P                       // const unsigned int*
+	U64                             // unsigned long long
+	U32                             // unsigned int
+)
+
+// CType is the parameter's C type for dtype dt.
+func (k ParamKind) CType(dt DType) string {
+	switch k {
+	case StateP, RealP:
+		return dt.CType() + "*"
+	case ConstRealP:
+		return "const " + dt.CType() + "*"
+	case U32P:
+		return "unsigned int*"
+	case ConstU32P:
+		return "const unsigned int*"
+	case U64:
+		return "unsigned long long"
+	case U32:
+		return "unsigned int"
+	}
+	return fmt.Sprintf("ParamKind(%d)", int(k))
+}
+
+// GoKind is how a launch passes a parameter: a device address, or an
+// unsigned integer of 64 or 32 bits.
+type GoKind int
+
+const (
+	GoPointer GoKind = iota + 1
+	GoUint64
+	GoUint32
+)
+
+func (g GoKind) String() string {
+	switch g {
+	case GoPointer:
+		return "device pointer"
+	case GoUint64:
+		return "uint64"
+	case GoUint32:
+		return "uint32"
+	}
+	return fmt.Sprintf("GoKind(%d)", int(g))
+}
+
+// Go returns how a launch passes a parameter of kind k.
+func (k ParamKind) Go() GoKind {
+	switch k {
+	case U64:
+		return GoUint64
+	case U32:
+		return GoUint32
+	}
+	return GoPointer
+}
+
+// Param is one kernel parameter, in order.
+type Param struct {
+	Name string
+	Kind ParamKind
+}
+
+// CheckArgs reports whether a launch's arguments, given as their GoKinds,
+// match k's parameters in number and kind.
+func (k *Kernel) CheckArgs(args []GoKind) error {
+	if len(args) != len(k.Params) {
+		return fmt.Errorf("kernel %s takes %d arguments, launched with %d", k.Name, len(k.Params), len(args))
+	}
+	for i, p := range k.Params {
+		if args[i] != p.Kind.Go() {
+			return fmt.Errorf("kernel %s argument %d (%s) must be a %v, launched as a %v", k.Name, i, p.Name, p.Kind.Go(), args[i])
+		}
+	}
+	return nil
+}

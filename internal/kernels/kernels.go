@@ -1,0 +1,346 @@
+// Package kernels is the one table of a generated module's device entry
+// points. Each row says what a kernel is called, which template block
+// defines it, its parameters, its launch geometry, the dims and dtypes it
+// supports and, for a sweep strategy, when Auto picks it. gen renders,
+// compiles and describes the kernels from this table; gibbsrt loads and
+// launches them from it. Adding a strategy is one row here, one template
+// block in templates/, and its tests (README: "Adding a strategy").
+//
+// The package is a leaf: it imports nothing of this module, so the
+// generator does not link the runtime and the runtime does not link the
+// generator.
+package kernels
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Strategy selects how a sweep runs on the GPU. Every strategy draws the
+// same random stream in the same arithmetic order, so the choice changes
+// speed, never results.
+type Strategy int
+
+// The strategies, in the order of their rows. Auto is not a kernel: it asks
+// the runtime to choose (see Choose).
+const (
+	Auto Strategy = iota
+	ConstMemory
+	SharedMemory
+	WarpPerChain
+)
+
+func (s Strategy) String() string {
+	if s == Auto {
+		return "auto"
+	}
+	if k := ForStrategy(s); k != nil {
+		return k.StrategyName
+	}
+	return fmt.Sprintf("Strategy(%d)", int(s))
+}
+
+// Role is what a kernel does; the runtime launches each role with its own
+// argument list.
+type Role int
+
+const (
+	// Sweep runs sweeps on the Philox stream: one per strategy.
+	Sweep Role = iota + 1
+	// SweepNoise runs sweeps on caller-supplied normals.
+	SweepNoise
+	// Normals writes the normals the samplers draw (a test entry point).
+	Normals
+	// Philox evaluates Philox4x32-10 on given counters (a test entry point).
+	Philox
+)
+
+// Shape is what Auto knows about a launch.
+type Shape struct {
+	Dim, Chains, Sweeps int
+	Multiprocessors     int // of the device
+}
+
+// Geometry is a kernel's launch shape: a 1-D grid of ceil(units/PerBlock)
+// blocks of Threads threads. Unit names what the grid counts.
+type Geometry struct {
+	Unit     string // "chains" or "n"
+	PerBlock int    // units per block
+	Threads  int    // threads per block
+	Note     string // for the manifest, e.g. "one warp per chain"
+}
+
+// Blocks returns the grid size for units units.
+func (g Geometry) Blocks(units int) int { return (units + g.PerBlock - 1) / g.PerBlock }
+
+// String describes the geometry as the manifest does.
+func (g Geometry) String() string {
+	s := fmt.Sprintf("1-D grid of ceil(%s/%d) blocks of %d threads", g.Unit, g.PerBlock, g.Threads)
+	if g.Note != "" {
+		s += " (" + g.Note + ")"
+	}
+	return s
+}
+
+// Kernel is one row of the table.
+type Kernel struct {
+	Name  string // extern "C" entry point
+	Role  Role
+	Block string // the template block in templates/ that defines it
+	Doc   string // for the manifest
+
+	// Strategy, StrategyName and GoName (the constant's name in gibbsrt
+	// and in generated packages) are set for Role Sweep only.
+	Strategy     Strategy
+	StrategyName string
+	GoName       string
+
+	Params   []Param
+	Geometry Geometry
+	Symbols  []string // the module tables it reads (see Symbols)
+
+	MaxDim int     // largest dim it supports; why is in the comment of its row
+	DTypes []DType // element types it supports
+
+	// For sweep strategies: Auto tries the module's strategies in
+	// increasing AutoRank and runs the first whose Prefer holds, or the
+	// last it tried if none does. AutoDoc says when, for the docs.
+	AutoRank int
+	Prefer   func(Shape) bool
+	AutoDoc  string
+}
+
+// Supports reports whether the kernel can be generated for dim and dt.
+func (k *Kernel) Supports(dim int, dt DType) bool {
+	if dim < 1 || dim > k.MaxDim {
+		return false
+	}
+	for _, d := range k.DTypes {
+		if d == dt {
+			return true
+		}
+	}
+	return false
+}
+
+// Launch geometry compiled into the kernels. The thread-per-chain kernels
+// use 128-thread blocks: small enough that B=4096 still spreads over 32
+// blocks, large enough to amortize staging the weights. The warp kernel runs
+// four chains (warps) per block.
+const (
+	ThreadBlock   = 128
+	WarpsPerBlock = 4
+)
+
+var (
+	threadPerChain = Geometry{Unit: "chains", PerBlock: ThreadBlock, Threads: ThreadBlock}
+	warpPerChain   = Geometry{Unit: "chains", PerBlock: WarpsPerBlock, Threads: 32 * WarpsPerBlock, Note: "one warp per chain"}
+	onePerRecord   = Geometry{Unit: "n", PerBlock: 128, Threads: 128}
+)
+
+// threadMaxDim is the largest dim of the thread-per-chain kernels: they keep
+// the state and one running sum per coordinate in registers, 2·dim plus
+// about 30 for Philox and addressing; at dim 64 that is about 160 of the
+// 255 a thread may have. Beyond that ptxas spills.
+const threadMaxDim = 64
+
+// constCacheBytes is the constant cache's fast level.
+const constCacheBytes = 2048
+
+// warpChainsPerSM is the batch size per multiprocessor below which one warp
+// per chain beats one thread per chain: with fewer chains than that, one
+// thread per chain cannot occupy the multiprocessor's schedulers.
+const warpChainsPerSM = 64
+
+// sweepParams is the argument list of every Philox sweep kernel.
+var sweepParams = []Param{
+	{"x", StateP}, {"chains", U64}, {"sweeps", U32},
+	{"seed", U64}, {"sweep0", U64}, {"chain0", U64},
+}
+
+var float32Only = []DType{Float32}
+
+// table holds every kernel, in the order the module source defines them. The Auto
+// rule was measured on an H200 (docs/BENCHMARKS.md, run 4): it picks the
+// fastest strategy at every measured shape (dims 8, 32, 64; 4096 and 1M
+// chains; 1 and 100 sweeps per launch).
+var table = []Kernel{
+	{
+		Name: "gibbs_sweep_const", Role: Sweep, Block: "kernel_const",
+		Strategy: ConstMemory, StrategyName: "const", GoName: "ConstMemory",
+		Doc:      "sweeps sweeps over x ([chains][dim] row-major, in place), one chain per thread, weights read from constant memory; chain j draws the normals of chain chain0+j at sweeps sweep0..sweep0+sweeps-1",
+		Params:   sweepParams,
+		Geometry: threadPerChain,
+		Symbols:  []string{SymbolWeight, SymbolOffset, SymbolScale},
+		MaxDim:   threadMaxDim, DTypes: float32Only,
+		// Reading the weights where they are skips staging them, which
+		// pays only when a launch is one sweep and they fit the constant
+		// cache's fast level (dim ≤ 21, rows padded to 4).
+		AutoRank: 0,
+		Prefer: func(s Shape) bool {
+			return s.Sweeps == 1 && 4*s.Dim*Stride(s.Dim) <= constCacheBytes
+		},
+		AutoDoc: "a single sweep per launch while the weights fit the constant cache's 2 KB fast level (dim ≤ 21)",
+	},
+	{
+		Name: "gibbs_sweep_shared", Role: Sweep, Block: "kernel_shared",
+		Strategy: SharedMemory, StrategyName: "shared", GoName: "SharedMemory",
+		Doc:      "as gibbs_sweep_const, weights staged from gibbs_weight_global into shared memory",
+		Params:   sweepParams,
+		Geometry: threadPerChain,
+		Symbols:  []string{SymbolWeightG, SymbolOffset, SymbolScale},
+		MaxDim:   threadMaxDim, DTypes: float32Only,
+		AutoRank: 2,
+		Prefer:   func(Shape) bool { return true },
+		AutoDoc:  "otherwise",
+	},
+	{
+		Name: "gibbs_sweep_noise", Role: SweepNoise, Block: "kernel_noise",
+		Doc: "as gibbs_sweep_shared with caller-supplied normals: noise[(s*dim+i)*chains+c] is the normal of chain c, sweep s, coordinate i",
+		Params: []Param{
+			{"x", StateP}, {"noise", ConstRealP}, {"chains", U64}, {"sweeps", U32},
+		},
+		Geometry: threadPerChain,
+		Symbols:  []string{SymbolWeightG, SymbolOffset, SymbolScale},
+		MaxDim:   threadMaxDim, DTypes: float32Only,
+	},
+	{
+		Name: "gibbs_sweep_warp", Role: Sweep, Block: "kernel_warp",
+		Strategy: WarpPerChain, StrategyName: "warp", GoName: "WarpPerChain",
+		Doc:      "as gibbs_sweep_shared, one chain per warp: for small batches",
+		Params:   sweepParams,
+		Geometry: warpPerChain,
+		Symbols:  []string{SymbolWeightG, SymbolOffset, SymbolScale},
+		// One Philox group per lane bounds it at dim 128; the shared
+		// weight array is static, and at 64 it is 16 KB.
+		MaxDim: threadMaxDim, DTypes: float32Only,
+		AutoRank: 1,
+		Prefer: func(s Shape) bool {
+			return s.Chains < warpChainsPerSM*s.Multiprocessors
+		},
+		AutoDoc: "fewer than 64 chains per multiprocessor, where one thread per chain leaves the schedulers idle",
+	},
+	{
+		Name: "gibbs_philox", Role: Philox, Block: "kernel_philox",
+		Doc: "test entry point: Philox4x32-10 of in[6t..6t+5] = (ctr0..3, key0..1) into out[4t..4t+3]",
+		Params: []Param{
+			{"in", ConstU32P}, {"out", U32P}, {"n", U32},
+		},
+		Geometry: onePerRecord,
+		MaxDim:   threadMaxDim, DTypes: float32Only,
+	},
+	{
+		Name: "gibbs_normals", Role: Normals, Block: "kernel_normals",
+		Doc: "test entry point: writes the normals the samplers draw to out, laid out as gibbs_sweep_noise's noise",
+		Params: []Param{
+			{"out", RealP}, {"chains", U64}, {"sweeps", U32},
+			{"seed", U64}, {"sweep0", U64}, {"chain0", U64},
+		},
+		Geometry: threadPerChain,
+		MaxDim:   threadMaxDim, DTypes: float32Only,
+	},
+}
+
+// All returns every kernel, in table order. The rows are shared: callers
+// must not modify them.
+func All() []*Kernel {
+	out := make([]*Kernel, len(table))
+	for i := range table {
+		out[i] = &table[i]
+	}
+	return out
+}
+
+// Named returns the kernel called name, or nil.
+func Named(name string) *Kernel {
+	for i := range table {
+		if table[i].Name == name {
+			return &table[i]
+		}
+	}
+	return nil
+}
+
+// ForStrategy returns the sweep kernel of strategy s, or nil.
+func ForStrategy(s Strategy) *Kernel {
+	for i := range table {
+		if table[i].Role == Sweep && table[i].Strategy == s {
+			return &table[i]
+		}
+	}
+	return nil
+}
+
+// Strategies returns every strategy, in table order.
+func Strategies() []Strategy {
+	var out []Strategy
+	for i := range table {
+		if table[i].Role == Sweep {
+			out = append(out, table[i].Strategy)
+		}
+	}
+	return out
+}
+
+// ParseStrategy returns the strategy called name ("const", ...; "auto").
+func ParseStrategy(name string) (Strategy, error) {
+	if name == "auto" {
+		return Auto, nil
+	}
+	for i := range table {
+		if table[i].Role == Sweep && table[i].StrategyName == name {
+			return table[i].Strategy, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown strategy %q", name)
+}
+
+// Supported returns the kernels that support dim and dt, in table order.
+func Supported(dim int, dt DType) []*Kernel {
+	var out []*Kernel
+	for _, k := range All() {
+		if k.Supports(dim, dt) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// MaxDim is the largest dim any sweep strategy supports for dt.
+func MaxDim(dt DType) int {
+	m := 0
+	for _, k := range All() {
+		if k.Role == Sweep && k.Supports(k.MaxDim, dt) {
+			m = max(m, k.MaxDim)
+		}
+	}
+	return m
+}
+
+// Choose returns the strategy Auto runs for shape s among the strategies
+// in have (a module's): the first, by increasing AutoRank, whose Prefer
+// holds, or else the last of them; Auto if have holds no strategy.
+func Choose(s Shape, have []Strategy) Strategy {
+	var ks []*Kernel
+	for _, st := range have {
+		if k := ForStrategy(st); k != nil {
+			ks = append(ks, k)
+		}
+	}
+	if len(ks) == 0 {
+		return Auto
+	}
+	slices.SortStableFunc(ks, func(a, b *Kernel) int { return a.AutoRank - b.AutoRank })
+	for _, k := range ks {
+		if k.Prefer(s) {
+			return k.Strategy
+		}
+	}
+	return ks[len(ks)-1].Strategy
+}
+
+// ABIVersion is the version of this table, the templates and the module
+// description that a generated package records (gibbsrt.GenVersion). Bump
+// it when a change makes packages generated before it unusable with the
+// new runtime, or the reverse.
+const ABIVersion = 2
