@@ -6,7 +6,7 @@ GO ?= go
 # count has no deadline.
 FUZZTIME ?= 2000x
 
-.PHONY: setup generate test cross fuzz gpu-test-binaries bench
+.PHONY: setup generate test cross fuzz gpu-test-binaries bench example
 
 setup:
 	bash .ci/setup
@@ -40,20 +40,28 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzSpecValidate$$' -fuzztime $(FUZZTIME) ./gen
 	$(GO) test -run '^$$' -fuzz '^FuzzSetModel$$' -fuzztime $(FUZZTIME) ./gibbsrt
 
+# Binaries for the GPU machine are stripped (-s -w): they travel to it, and
+# the Go runtime keeps what panics need to name functions.
+XLDFLAGS ?= -s -w
+
 # Test binaries for a GPU machine (no Go toolchain needed there): run
 # bin/gibbs8.test -test.v and bin/gibbs32.test -test.v on it.
 # bin/gibbs12shared.test is a package generated with one strategy (sm_90
 # only, so nvcc is quick): the runtime must load what a package has. Its
 # directory starts with _ so that ./... patterns skip it.
 gpu-test-binaries: setup
-	CGO_ENABLED=0 $(GO) test -c -o bin/gibbs8.test ./out/gibbs8
-	CGO_ENABLED=0 $(GO) test -c -o bin/gibbs32.test ./out/gibbs32
-	CGO_ENABLED=0 $(GO) test -c -o bin/gibbs64.test ./out/gibbs64
-	CGO_ENABLED=0 $(GO) test -c -o bin/gibbsrt.test ./gibbsrt
-	CGO_ENABLED=0 $(GO) test -c -o bin/cuda.test ./internal/cuda
+	CGO_ENABLED=0 $(GO) test -c -ldflags="$(XLDFLAGS)" -o bin/gibbs8.test ./out/gibbs8
+	CGO_ENABLED=0 $(GO) test -c -ldflags="$(XLDFLAGS)" -o bin/gibbs32.test ./out/gibbs32
+	CGO_ENABLED=0 $(GO) test -c -ldflags="$(XLDFLAGS)" -o bin/gibbs64.test ./out/gibbs64
+	CGO_ENABLED=0 $(GO) test -c -ldflags="$(XLDFLAGS)" -o bin/gibbsrt.test ./gibbsrt
+	CGO_ENABLED=0 $(GO) test -c -ldflags="$(XLDFLAGS)" -o bin/cuda.test ./internal/cuda
 	$(GO) run ./cmd/gibbsgen --dim 12 --strategy shared --arch sm_90 --pkg gibbs12shared --out bin/_gibbs12shared
-	CGO_ENABLED=0 $(GO) test -c -o bin/gibbs12shared.test ./bin/_gibbs12shared
+	CGO_ENABLED=0 $(GO) test -c -ldflags="$(XLDFLAGS)" -o bin/gibbs12shared.test ./bin/_gibbs12shared
 
 # The benchmark (see bench/README.md): run bin/gibbsbench on a GPU machine.
 bench:
-	CGO_ENABLED=0 $(GO) build -o bin/gibbsbench ./bench
+	CGO_ENABLED=0 $(GO) build -ldflags="$(XLDFLAGS)" -o bin/gibbsbench ./bench
+
+# The example, for a GPU machine: bin/mvn -model examples/mvn/testdata/ar1-8.mtx
+example:
+	CGO_ENABLED=0 $(GO) build -ldflags="$(XLDFLAGS)" -o bin/mvn ./examples/mvn

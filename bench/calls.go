@@ -26,6 +26,11 @@ type Calls struct {
 	EmptySyncSec float64 `json:"empty_sync_sec_per_call"`
 	// SweepSyncSec / EmptySyncSec.
 	SyncRatio float64 `json:"sync_ratio"`
+	// One sweep on host state per call (each call returns with the result
+	// in host memory): median wall time per call.
+	HostSliceSec  float64 `json:"host_slice_sec_per_call"`  // Sweep on a Go slice (page-locked staging)
+	HostStateSec  float64 `json:"host_state_sec_per_call"`  // Sweep on a HostState's X (in place)
+	CopyAroundSec float64 `json:"copy_around_sec_per_call"` // DeviceState Upload + SweepDevice + Download (pageable copies)
 }
 
 func (b *bench) runCalls() error {
@@ -77,11 +82,47 @@ func (b *bench) runCalls() error {
 	}
 	c.SyncRatio = c.SweepSyncSec / c.EmptySyncSec
 
+	// Host state: a Go slice, a HostState, and the copy-around path.
+	x := randomStart(model, batch, rng)
+	hs, err := s.NewHostState(batch)
+	if err != nil {
+		return err
+	}
+	defer hs.Free()
+	copy(hs.X, x)
+	nop := func() error { return nil }
+	for _, h := range []struct {
+		dst  *float64
+		name string
+		call func() error
+	}{
+		{&c.HostSliceSec, "Sweep(Go slice)", func() error { err := s.Sweep(x, 1, st); st.Sweep++; return err }},
+		{&c.HostStateSec, "Sweep(HostState.X)", func() error { err := s.Sweep(hs.X, 1, st); st.Sweep++; return err }},
+		{&c.CopyAroundSec, "Upload+SweepDevice+Download", func() error {
+			if err := ds.Upload(x); err != nil {
+				return err
+			}
+			if err := s.SweepDevice(ds, 1, st); err != nil {
+				return err
+			}
+			st.Sweep++
+			return ds.Download(x)
+		}},
+	} {
+		if _, *h.dst, err = b.timeCalls(n, h.call, nop); err != nil {
+			return fmt.Errorf("%s: %w", h.name, err)
+		}
+	}
+
 	b.printf("\nPer-call overhead: one sweep per call from Go, dim %d, B %d, strategy auto(%s), N = %d calls (host wall clock)\n",
 		dim, batch, c.Strategy, n)
 	b.printf("  %-34s %22s %28s\n", "", "back to back (wall/N)", "sync each (median per call)")
 	b.printf("  %-34s %19.2f us %25.2f us\n", "SweepDevice(x, B, 1 sweep)", c.SweepAsyncSec*1e6, c.SweepSyncSec*1e6)
 	b.printf("  %-34s %19.2f us %25.2f us\n", "empty_kernel via Context.Launch", c.EmptyAsyncSec*1e6, c.EmptySyncSec*1e6)
 	b.printf("  ratio sync-call / empty-sync: %.2f\n", c.SyncRatio)
+	b.printf("One sweep on host state per call, result back in host memory (median per call):\n")
+	b.printf("  %-34s %19.2f us\n", "Sweep(Go slice)", c.HostSliceSec*1e6)
+	b.printf("  %-34s %19.2f us\n", "Sweep(HostState.X), in place", c.HostStateSec*1e6)
+	b.printf("  %-34s %19.2f us\n", "Upload + SweepDevice + Download", c.CopyAroundSec*1e6)
 	return nil
 }

@@ -108,7 +108,16 @@ func (b *bench) runDim(e dimEntry) error {
 			return fmt.Errorf("B=%d: %w", batch, err)
 		}
 	}
-	return s.SetStrategy(gibbsrt.Auto)
+	if err := s.SetStrategy(gibbsrt.Auto); err != nil {
+		return err
+	}
+	b.resultsHeader(e.dim)
+	for _, batch := range b.opt.batches {
+		if err := b.runResults(d, batch, resultsSweeps); err != nil {
+			return fmt.Errorf("results out, B=%d: %w", batch, err)
+		}
+	}
+	return nil
 }
 
 // runBatch times every kernel at B = batch for each sweeps per launch. The

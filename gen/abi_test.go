@@ -38,26 +38,44 @@ func TestKernelABI(t *testing.T) {
 	}
 	found, order := kernelSignatures(src.Text)
 	manifest := Kernels(s.Kernels(), kernels.Float32)
+	type entry struct {
+		name   string
+		params []kernels.Param
+	}
 	var want []string
-	for i, k := range s.Kernels() {
-		want = append(want, k.Name)
-		var parts []string
-		for _, p := range k.Params {
-			parts = append(parts, p.Kind.CType(kernels.Float32)+" "+p.Name)
+	m := 0
+	for _, k := range s.Kernels() {
+		entries := []entry{{k.Name, k.Params}}
+		if k.Traced != "" {
+			entries = append(entries, entry{k.Traced, k.TracedParams})
 		}
-		table := normalizeParams(strings.Join(parts, ", "))
-		if got, ok := found[k.Name]; !ok {
-			t.Errorf("kernel %s is in the table but not in the source", k.Name)
-		} else if got != table {
-			t.Errorf("kernel %s: source parameters %q, table %q", k.Name, got, table)
+		for _, e := range entries {
+			want = append(want, e.name)
+			var parts []string
+			for _, p := range e.params {
+				parts = append(parts, p.Kind.CType(kernels.Float32)+" "+p.Name)
+			}
+			table := normalizeParams(strings.Join(parts, ", "))
+			if got, ok := found[e.name]; !ok {
+				t.Errorf("kernel %s is in the table but not in the source", e.name)
+			} else if got != table {
+				t.Errorf("kernel %s: source parameters %q, table %q", e.name, got, table)
+			}
+			if m >= len(manifest) {
+				t.Fatalf("manifest lists %d entry points, the table more", len(manifest))
+			}
+			var mparts []string
+			for _, p := range manifest[m].Params {
+				mparts = append(mparts, p.CType+" "+p.Name)
+			}
+			if mp := normalizeParams(strings.Join(mparts, ", ")); manifest[m].Name != e.name || mp != table {
+				t.Errorf("manifest entry %d: %s(%s), table %s(%s)", m, manifest[m].Name, mp, e.name, table)
+			}
+			m++
 		}
-		var mparts []string
-		for _, p := range manifest[i].Params {
-			mparts = append(mparts, p.CType+" "+p.Name)
-		}
-		if m := normalizeParams(strings.Join(mparts, ", ")); manifest[i].Name != k.Name || m != table {
-			t.Errorf("manifest kernel %d: %s(%s), table %s(%s)", i, manifest[i].Name, m, k.Name, table)
-		}
+	}
+	if m != len(manifest) {
+		t.Errorf("manifest lists %d entry points, the table %d", len(manifest), m)
 	}
 	if !slices.Equal(order, want) {
 		t.Errorf("source defines kernels %v, table %v", order, want)
@@ -96,7 +114,7 @@ func TestPackageHoldsChosenStrategies(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, order := kernelSignatures(src.Text)
-	want := []string{"gibbs_sweep_shared", "gibbs_sweep_noise", "gibbs_philox", "gibbs_normals"}
+	want := []string{"gibbs_sweep_shared", "gibbs_sweep_shared_trace", "gibbs_sweep_noise", "gibbs_philox", "gibbs_moments", "gibbs_normals"}
 	if !slices.Equal(order, want) {
 		t.Errorf("source defines %v, want %v", order, want)
 	}
@@ -131,8 +149,12 @@ func TestEveryRowHasItsBlock(t *testing.T) {
 			t.Errorf("kernel %s: %v", k.Name, err)
 			continue
 		}
-		if _, order := kernelSignatures([]byte(buf.String())); !slices.Equal(order, []string{k.Name}) {
-			t.Errorf("block %s defines %v, want [%s]", k.Block, order, k.Name)
+		want := []string{k.Name}
+		if k.Traced != "" {
+			want = append(want, k.Traced)
+		}
+		if _, order := kernelSignatures([]byte(buf.String())); !slices.Equal(order, want) {
+			t.Errorf("block %s defines %v, want %v", k.Block, order, want)
 		}
 	}
 }

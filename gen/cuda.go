@@ -26,6 +26,7 @@ type cudaConst struct {
 type cudaData struct {
 	Version                                          string
 	Dim, Stride, Groups, Block, WarpsPerBlock, Lanes int
+	MomentThreads, MomentTile                        int
 	DType                                            kernels.DType
 	Consts                                           []cudaConst
 	Kernels                                          []*kernels.Kernel
@@ -38,7 +39,12 @@ func (d cudaData) Uses(name string) bool {
 	return slices.ContainsFunc(d.symbols, func(s kernels.Symbol) bool { return s.Name == name })
 }
 
-var cudaTemplates = template.Must(template.ParseFS(templates.FS, "*.cu.tmpl"))
+// entryData names a strategy's entry points for the "sweep_entries" block.
+type entryData struct{ Name, Body, Bounds string }
+
+var cudaTemplates = template.Must(template.New("").Funcs(template.FuncMap{
+	"entry": func(name, body, bounds string) entryData { return entryData{name, body, bounds} },
+}).ParseFS(templates.FS, "*.cu.tmpl"))
 
 func transformConsts() []cudaConst {
 	var out []cudaConst
@@ -60,6 +66,8 @@ func RenderCUDA(s Spec) (Source, error) {
 		Block:         kernels.ThreadBlock,
 		WarpsPerBlock: kernels.WarpsPerBlock,
 		Lanes:         (s.Dim + 31) / 32,
+		MomentThreads: kernels.MomentThreads,
+		MomentTile:    kernels.MomentTile,
 		DType:         s.dtype(),
 		Consts:        transformConsts(),
 		Kernels:       ks,

@@ -11,8 +11,9 @@ import (
 )
 
 const (
-	rtPath   = "github.com/gibbsgen/gibbsgen/gibbsrt"
-	testPath = "github.com/gibbsgen/gibbsgen/gibbsrt/gibbstest"
+	mcstatPath = "github.com/gibbsgen/gibbsgen/mcstat"
+	rtPath     = "github.com/gibbsgen/gibbsgen/gibbsrt"
+	testPath   = "github.com/gibbsgen/gibbsgen/gibbsrt/gibbstest"
 )
 
 // Package is the complete set of files of one generated package.
@@ -98,6 +99,12 @@ func sweepForward(s Spec) forward {
 		[]jen.Code{jen.Id("x"), jen.Id("sweeps"), jen.Id("st")}, errRes}
 }
 
+func traceForward(s Spec) forward {
+	return forward{"SweepTrace", "SweepTrace is Sweep that also records states as tr says into out, a\nrow-major [records][traced chains][traced coordinates] array (see\ngibbsrt.Trace), and returns the number of records.",
+		[]jen.Code{jen.Id("x").Index().Add(elem(s)), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream"), jen.Id("tr").Id("Trace"), jen.Id("out").Index().Add(elem(s))},
+		[]jen.Code{jen.Id("x"), jen.Id("sweeps"), jen.Id("st"), jen.Id("tr"), jen.Id("out")}, []jen.Code{jen.Int(), jen.Error()}}
+}
+
 func noiseForward(s Spec) forward {
 	return forward{"SweepNoise", fmt.Sprintf("SweepNoise is Sweep with caller-supplied normals: noise[(k*%d+i)*chains+c]\nis the normal for sweep k, coordinate i of chain c.", s.Dim),
 		[]jen.Code{jen.List(jen.Id("x"), jen.Id("noise")).Index().Add(elem(s)), jen.Id("sweeps").Int()},
@@ -147,8 +154,16 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.Dim
 	}
 	f.Const().Defs(defs...)
 
-	f.Comment(lineComment("DeviceState is chain state kept on the device, for SweepDevice; make it\nwith NewDeviceState."))
-	f.Type().Id("DeviceState").Op("=").Add(rt("DeviceState"))
+	for _, a := range []struct{ name, doc string }{
+		{"Trace", "Trace selects the states a sweep call records (see gibbsrt.Trace)."},
+		{"DeviceState", "DeviceState is chain state kept on the device, for SweepDevice; make it\nwith NewDeviceState."},
+		{"HostState", "HostState is chain state in page-locked host memory that Sweep uses in\nplace; make it with NewHostState."},
+		{"DeviceTrace", "DeviceTrace holds the records of SweepDeviceTrace on the device; make\nit with NewDeviceTrace."},
+		{"RunOptions", "RunOptions configure Run: chunk size, trace, device moments, progress."},
+	} {
+		f.Comment(lineComment(a.doc))
+		f.Type().Id(a.name).Op("=").Add(rt(a.name))
+	}
 
 	f.Comment("//go:embed " + fatbinName)
 	f.Var().Id("fatbin").Index().Byte()
@@ -182,11 +197,24 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.Dim
 		{"Choose", "Choose returns the strategy Auto runs for a launch of sweeps sweeps over\nchains chains (see gibbsrt.Sampler.Choose).",
 			[]jen.Code{jen.List(jen.Id("chains"), jen.Id("sweeps")).Int()}, []jen.Code{jen.Id("chains"), jen.Id("sweeps")}, []jen.Code{jen.Id("Strategy")}},
 		sweepForward(s),
+		traceForward(s),
+		{"NewHostState", "NewHostState allocates page-locked host memory for chains chains: Sweep\non its X, or on whole chains of it, copies nothing. Close frees it, if\nFree has not.",
+			[]jen.Code{jen.Id("chains").Int()}, []jen.Code{jen.Id("chains")}, []jen.Code{jen.Op("*").Id("HostState"), jen.Error()}},
 		{"NewDeviceState", "NewDeviceState allocates device memory for chains chains, for SweepDevice.\nClose frees it, if Free has not.",
 			[]jen.Code{jen.Id("chains").Int()}, []jen.Code{jen.Id("chains")}, []jen.Code{jen.Op("*").Id("DeviceState"), jen.Error()}},
 		{"SweepDevice", "SweepDevice is Sweep on device-resident state. It returns once the work\nis queued; Synchronize, or the state's Download, waits for it.",
 			[]jen.Code{jen.Id("x").Op("*").Id("DeviceState"), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream")},
 			[]jen.Code{jen.Id("x"), jen.Id("sweeps"), jen.Id("st")}, errRes},
+		{"NewDeviceTrace", "NewDeviceTrace allocates device memory for records records of tr, for\nSweepDeviceTrace calls over chains chains.",
+			[]jen.Code{jen.Id("tr").Id("Trace"), jen.List(jen.Id("chains"), jen.Id("records")).Int()}, []jen.Code{jen.Id("tr"), jen.Id("chains"), jen.Id("records")}, []jen.Code{jen.Op("*").Id("DeviceTrace"), jen.Error()}},
+		{"SweepDeviceTrace", "SweepDeviceTrace is SweepDevice that also records states into t, from its\nfirst record on.",
+			[]jen.Code{jen.Id("x").Op("*").Id("DeviceState"), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream"), jen.Id("t").Op("*").Id("DeviceTrace")},
+			[]jen.Code{jen.Id("x"), jen.Id("sweeps"), jen.Id("st"), jen.Id("t")}, errRes},
+		{"TraceMoments", "TraceMoments reduces the last call's records in t on the device to their\ncount, mean and covariance (mcstat.Moments, mergeable across calls).",
+			[]jen.Code{jen.Id("t").Op("*").Id("DeviceTrace")}, []jen.Code{jen.Id("t")}, []jen.Code{jen.Op("*").Qual(mcstatPath, "Moments"), jen.Error()}},
+		{"Run", "Run runs sweeps sweeps on x in chunks, with progress reports,\ncancellation between chunks, and an optional trace whose records'\nmoments it accumulates on the device (see gibbsrt.Sampler.Run). It\nreturns the number of sweeps done.",
+			[]jen.Code{jen.Id("ctx").Qual("context", "Context"), jen.Id("x").Op("*").Id("DeviceState"), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream"), jen.Id("o").Id("RunOptions")},
+			[]jen.Code{jen.Id("ctx"), jen.Id("x"), jen.Id("sweeps"), jen.Id("st"), jen.Id("o")}, []jen.Code{jen.Int(), jen.Error()}},
 		{"Synchronize", "Synchronize waits for the queued work; a kernel's error surfaces here.", nil, nil, errRes},
 		noiseForward(s),
 		{"Close", "Close releases the device resources. It is idempotent; any later call\nreturns gibbsrt.ErrClosed.", nil, nil, errRes},
@@ -205,6 +233,7 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.Dim
 		{"SetModel", "SetModel validates and installs the model, as Sampler.SetModel does.", qParams,
 			append([]jen.Code{jen.Id("Dim")}, qArgs...), errRes},
 		sweepForward(s),
+		traceForward(s),
 		noiseForward(s),
 	}
 	for _, m := range refMethods {

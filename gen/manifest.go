@@ -74,7 +74,9 @@ var roleNames = map[kernels.Role]string{
 	kernels.Normals: "normals", kernels.Philox: "philox",
 }
 
-// Kernels describes the kernels ks, for dtype dt, from their table rows.
+// Kernels describes the entry points of the kernels ks, for dtype dt, from
+// their table rows: each row's kernel, and after a sweep kernel its traced
+// twin.
 func Kernels(ks []*kernels.Kernel, dt kernels.DType) []Kernel {
 	var out []Kernel
 	for _, k := range ks {
@@ -84,16 +86,29 @@ func Kernels(ks []*kernels.Kernel, dt kernels.DType) []Kernel {
 			Launch: k.Geometry.String(),
 			Grid:   Grid{k.Geometry.Unit, k.Geometry.PerBlock, k.Geometry.Threads},
 			Doc:    k.Doc,
+			Params: params(k.Params, dt),
 			Reads:  append([]string{}, k.Symbols...),
 		}
 		if k.Role == kernels.Sweep {
 			mk.Strategy = k.StrategyName
 			mk.Auto = fmt.Sprintf("rank %d: %s", k.AutoRank, k.AutoDoc)
 		}
-		for _, p := range k.Params {
-			mk.Params = append(mk.Params, Param{p.Name, p.Kind.CType(dt)})
-		}
 		out = append(out, mk)
+		if k.Traced != "" {
+			mt := mk
+			mt.Name, mt.Role, mt.Auto = k.Traced, "sweep_trace", ""
+			mt.Doc = "as " + k.Name + ", recording states into trace"
+			mt.Params = params(k.TracedParams, dt)
+			out = append(out, mt)
+		}
+	}
+	return out
+}
+
+func params(ps []kernels.Param, dt kernels.DType) []Param {
+	var out []Param
+	for _, p := range ps {
+		out = append(out, Param{p.Name, p.Kind.CType(dt)})
 	}
 	return out
 }

@@ -13,9 +13,22 @@ import (
 // third against the second at every launch, and TestLaunchArgsMatchTable
 // runs every builder below against every row.
 
+// traceArgs are a traced sweep launch's trace arguments; the zero value
+// means a plain launch.
+type traceArgs struct {
+	out, index     cuda.DevicePtr
+	thin, cols     uint32
+	chain0, chains uint64
+}
+
 // sweepArgs is the argument list of a Sweep kernel.
 func sweepArgs(x cuda.DevicePtr, chains, sweeps int, st Stream) []any {
 	return []any{x, uint64(chains), uint32(sweeps), st.Seed, st.Sweep, st.Chain}
+}
+
+// tracedArgs is the argument list of a Sweep kernel's traced entry point.
+func tracedArgs(x cuda.DevicePtr, chains, sweeps int, st Stream, t traceArgs) []any {
+	return append(sweepArgs(x, chains, sweeps, st), t.out, t.thin, t.chain0, t.chains, t.index, t.cols)
 }
 
 // noiseArgs is the argument list of the SweepNoise kernel.
@@ -46,13 +59,14 @@ func goKind(a any) kernels.GoKind {
 	return 0
 }
 
-// checkArgs checks a launch's arguments against k's parameters.
-func checkArgs(k *kernels.Kernel, args []any) error {
+// checkArgs checks a launch's arguments against params, the parameters of
+// the entry point name.
+func checkArgs(name string, params []kernels.Param, args []any) error {
 	kinds := make([]kernels.GoKind, len(args))
 	for i, a := range args {
 		kinds[i] = goKind(a)
 	}
-	if err := k.CheckArgs(kinds); err != nil {
+	if err := kernels.CheckArgs(name, params, kinds); err != nil {
 		return fmt.Errorf("gibbsrt: %v", err)
 	}
 	return nil
@@ -61,16 +75,20 @@ func checkArgs(k *kernels.Kernel, args []any) error {
 // maxGridX is the CUDA limit on gridDim.x.
 const maxGridX = 1<<31 - 1
 
-// launch runs k over units units (chains, or records) with k's geometry.
-// It must run inside ctx.Do.
-func (s *Sampler) launch(l cuda.Locked, k *kernels.Kernel, units int, args ...any) error {
-	if err := checkArgs(k, args); err != nil {
+// launch runs k (its traced entry point if traced) over units units
+// (chains, or records) with k's geometry. It must run inside ctx.Do.
+func (s *Sampler) launch(l cuda.Locked, k *kernels.Kernel, traced bool, units int, args ...any) error {
+	name, params := k.Name, k.Params
+	if traced {
+		name, params = k.Traced, k.TracedParams
+	}
+	if err := checkArgs(name, params, args); err != nil {
 		return err
 	}
 	g := k.Geometry
 	blocks := g.Blocks(units)
 	if blocks > maxGridX {
-		return fmt.Errorf("gibbsrt: %d %s need %d blocks of kernel %s, over CUDA's grid limit %d", units, g.Unit, blocks, k.Name, maxGridX)
+		return fmt.Errorf("gibbsrt: %d %s need %d blocks of kernel %s, over CUDA's grid limit %d", units, g.Unit, blocks, name, maxGridX)
 	}
-	return l.Launch(s.fn[k.Name], [3]uint32{uint32(blocks), 1, 1}, [3]uint32{uint32(g.Threads), 1, 1}, 0, args...)
+	return l.LaunchOn(s.stream, s.fn[name], [3]uint32{uint32(blocks), 1, 1}, [3]uint32{uint32(g.Threads), 1, 1}, 0, args...)
 }

@@ -102,20 +102,7 @@ func FuzzSetModel(f *testing.F) {
 // a sequential run.
 func TestReferenceConcurrent(t *testing.T) {
 	const d, chains, workers = 6, 8, 8
-	q := make([][]float64, d)
-	mu := make([]float64, d)
-	for i := range q {
-		q[i] = make([]float64, d)
-		q[i][i] = 2
-		if i > 0 {
-			q[i][i-1], q[i-1][i] = -0.5, -0.5
-		}
-		mu[i] = float64(i)
-	}
-	r := NewReference[float32]()
-	if err := r.SetModel(d, q, mu); err != nil {
-		t.Fatal(err)
-	}
+	r := traceModel(t, d)
 	want := make([]float32, chains*d)
 	if err := r.Sweep(want, 5, Stream{Seed: 9}); err != nil {
 		t.Fatal(err)

@@ -64,17 +64,41 @@ func (r *Reference[T]) Coefficients() *Coefficients[T] { return r.co }
 
 // Sweep runs sweeps Gibbs sweeps over the row-major [chains][dim] state x.
 func (r *Reference[T]) Sweep(x []T, sweeps int, st Stream) error {
+	_, err := r.sweep(x, sweeps, st, nil, nil)
+	return err
+}
+
+// SweepTrace is Sweep that also records states as tr says into out (see
+// Trace for the layout), and returns the number of records. out must hold
+// them all.
+func (r *Reference[T]) SweepTrace(x []T, sweeps int, st Stream, tr Trace, out []T) (int, error) {
+	return r.sweep(x, sweeps, st, &tr, out)
+}
+
+func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T) (int, error) {
 	if r.co == nil {
-		return errors.New("gibbsrt: Sweep called before SetModel")
+		return 0, errors.New("gibbsrt: Sweep called before SetModel")
 	}
 	chains, err := CheckSweepArgs(r.co.Dim, len(x), sweeps, st)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	d := r.co.Dim
+	var sh traceShape
+	records := 0
+	if tr != nil {
+		if sh, err = tr.shape(d, chains); err != nil {
+			return 0, err
+		}
+		records = Records(sh.thin, st.Sweep, sweeps)
+		if n := sh.size(records); len(out) < n {
+			return 0, fmt.Errorf("gibbsrt: trace output has %d elements; %d records of %d chains × %d coordinates need %d", len(out), records, sh.rows, sh.cols, n)
+		}
+	}
 	z := make([]T, Stride(d))
 	for c := 0; c < chains; c++ {
 		xc := x[c*d : (c+1)*d]
+		rec := 0
 		for k := 0; k < sweeps; k++ {
 			for g := 0; g*4 < d; g++ {
 				n := Normals4(st.Seed, st.Chain+uint64(c), st.Sweep+uint64(k), g)
@@ -83,9 +107,15 @@ func (r *Reference[T]) Sweep(x []T, sweeps int, st Stream) error {
 				}
 			}
 			r.co.update(xc, z)
+			if tr != nil && (st.Sweep+uint64(k)+1)%uint64(sh.thin) == 0 {
+				if sh.traced(c) {
+					record(sh, out, rec, c, xc)
+				}
+				rec++
+			}
 		}
 	}
-	return nil
+	return records, nil
 }
 
 // SweepNoise runs sweeps with caller-supplied normals instead of the Philox

@@ -3,7 +3,6 @@ package gibbsrt
 import (
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"unsafe"
 
@@ -26,6 +25,10 @@ type Sampler struct {
 	strategy Strategy
 	closed   bool
 	states   map[*DeviceState]struct{} // live, freed by Close
+	hosts    map[*HostState]struct{}   // live, freed by Close
+	traces   map[*DeviceTrace]struct{} // live, freed by Close
+	stream   cuda.Stream               // every launch and copy of the sampler
+	staging  cuda.HostMemory           // page-locked copy of host slices, grown on demand
 
 	// Scratch device buffers for the host-slice calls, grown on demand.
 	scratch     [2]cuda.DevicePtr
@@ -44,7 +47,10 @@ func NewSampler(m ModuleSpec, device int) (*Sampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sampler{m: m, ctx: ctx, kernels: ks, fn: map[string]cuda.Function{}, states: map[*DeviceState]struct{}{}, sms: ctx.MultiprocessorCount()}
+	s := &Sampler{
+		m: m, ctx: ctx, kernels: ks, fn: map[string]cuda.Function{}, sms: ctx.MultiprocessorCount(),
+		states: map[*DeviceState]struct{}{}, hosts: map[*HostState]struct{}{}, traces: map[*DeviceTrace]struct{}{},
+	}
 	if err := s.load(); err != nil {
 		ctx.Close()
 		return nil, err
@@ -53,6 +59,11 @@ func NewSampler(m ModuleSpec, device int) (*Sampler, error) {
 }
 
 func (s *Sampler) load() error {
+	stream, err := s.ctx.NewStream()
+	if err != nil {
+		return err
+	}
+	s.stream = stream
 	mod, err := s.ctx.LoadModule(s.m.Fatbin)
 	if err != nil {
 		return err
@@ -64,6 +75,11 @@ func (s *Sampler) load() error {
 			return err
 		}
 		s.fn[k.Name] = f
+		if k.Traced != "" {
+			if s.fn[k.Traced], err = mod.Function(k.Traced); err != nil {
+				return err
+			}
+		}
 		if k.Role == kernels.Sweep {
 			s.have = append(s.have, k.Strategy)
 		}
@@ -197,12 +213,54 @@ func (s *Sampler) check() error {
 	return nil
 }
 
-// Sweep copies the host state x ([chains][dim], row-major) to the device,
-// runs sweeps sweeps and copies it back. chains = 0 or sweeps = 0 is a
-// no-op.
+// Sweep runs sweeps sweeps on the host state x ([chains][dim], row-major)
+// and returns when x holds the result. chains = 0 or sweeps = 0 is a no-op.
+// The kernels read and write page-locked host memory directly: a slice of
+// a HostState's X is used in place, any other slice is copied through a
+// page-locked staging buffer.
 func (s *Sampler) Sweep(x []float32, sweeps int, st Stream) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.sweepHost(x, sweeps, st, traceArgs{})
+}
+
+// SweepTrace is Sweep that also records states as tr says into out (see
+// Trace for the layout), and returns the number of records. out must hold
+// them all. The records go through a device buffer made for the call; for
+// repeated calls, SweepDeviceTrace with a DeviceTrace avoids that.
+func (s *Sampler) SweepTrace(x []float32, sweeps int, st Stream, tr Trace, out []float32) (int, error) {
+	chains, err := CheckSweepArgs(s.m.Dim, len(x), sweeps, st)
+	if err != nil {
+		return 0, err
+	}
+	sh, err := tr.shape(s.m.Dim, chains)
+	if err != nil {
+		return 0, err
+	}
+	n := Records(tr.Thin, st.Sweep, sweeps)
+	if len(out) < sh.size(n) {
+		return 0, fmt.Errorf("gibbsrt: trace output has %d elements; %d records of %d chains × %d coordinates need %d", len(out), n, sh.rows, sh.cols, sh.size(n))
+	}
+	if n == 0 {
+		return 0, s.Sweep(x, sweeps, st)
+	}
+	t, err := s.NewDeviceTrace(tr, chains, n)
+	if err != nil {
+		return 0, err
+	}
+	defer t.Free()
+	s.mu.Lock()
+	err = s.sweepHost(x, sweeps, st, t.args())
+	t.records = n
+	s.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	return n, t.Download(out[:sh.size(n)])
+}
+
+// sweepHost is Sweep with trace arguments, with s.mu held.
+func (s *Sampler) sweepHost(x []float32, sweeps int, st Stream, t traceArgs) error {
 	if err := s.check(); err != nil {
 		return err
 	}
@@ -210,26 +268,59 @@ func (s *Sampler) Sweep(x []float32, sweeps int, st Stream) error {
 	if err != nil || chains == 0 || sweeps == 0 {
 		return err
 	}
+	bytes := uint64(len(x)) * 4
 	return s.ctx.Do(func(l cuda.Locked) error {
-		bytes := uint64(len(x)) * 4
-		d, err := s.scratchBuffer(l, 0, bytes)
+		if p, ok := s.mapped(x); ok {
+			if err := s.launchSweeps(l, p, chains, sweeps, st, t); err != nil {
+				return err
+			}
+			return l.StreamSynchronize(s.stream)
+		}
+		buf, err := s.stagingBuffer(l, bytes)
 		if err != nil {
 			return err
 		}
-		if err := l.CopyToDevice(d, unsafe.Pointer(&x[0]), bytes); err != nil {
+		copy(unsafe.Slice((*float32)(buf.Host), len(x)), x)
+		if err := s.launchSweeps(l, buf.Device, chains, sweeps, st, t); err != nil {
 			return err
 		}
-		if err := s.launchSweeps(l, d, chains, sweeps, st); err != nil {
+		if err := l.StreamSynchronize(s.stream); err != nil {
 			return err
 		}
-		return l.CopyFromDevice(unsafe.Pointer(&x[0]), d, bytes)
+		copy(x, unsafe.Slice((*float32)(buf.Host), len(x)))
+		return nil
 	})
+}
+
+// stagingBuffer returns the page-locked staging buffer with at least bytes
+// bytes.
+func (s *Sampler) stagingBuffer(l cuda.Locked, bytes uint64) (cuda.HostMemory, error) {
+	if s.staging.Bytes >= bytes {
+		return s.staging, nil
+	}
+	if s.staging.Bytes > 0 {
+		if err := l.FreeHost(s.staging); err != nil {
+			return cuda.HostMemory{}, err
+		}
+		s.staging = cuda.HostMemory{}
+	}
+	m, err := l.AllocHost(bytes)
+	if err != nil {
+		return cuda.HostMemory{}, err
+	}
+	s.staging = m
+	return m, nil
 }
 
 // SweepDevice runs sweeps sweeps on the device-resident state x. It returns
 // once the launches are queued; Synchronize waits for them, and
 // DeviceState.Download waits too.
 func (s *Sampler) SweepDevice(x *DeviceState, sweeps int, st Stream) error {
+	return s.sweepDevice(x, sweeps, st, nil)
+}
+
+// sweepDevice is SweepDevice, and with t SweepDeviceTrace.
+func (s *Sampler) sweepDevice(x *DeviceState, sweeps int, st Stream, t *DeviceTrace) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(); err != nil {
@@ -238,10 +329,20 @@ func (s *Sampler) SweepDevice(x *DeviceState, sweeps int, st Stream) error {
 	if err := s.own(x); err != nil {
 		return err
 	}
-	if _, err := CheckSweepArgs(s.m.Dim, x.chains*s.m.Dim, sweeps, st); err != nil || x.chains == 0 || sweeps == 0 {
+	if _, err := CheckSweepArgs(s.m.Dim, x.chains*s.m.Dim, sweeps, st); err != nil {
 		return err
 	}
-	return s.ctx.Do(func(l cuda.Locked) error { return s.launchSweeps(l, x.ptr, x.chains, sweeps, st) })
+	var ta traceArgs
+	if t != nil {
+		if err := t.prepare(s, x.chains, sweeps, st); err != nil {
+			return err
+		}
+		ta = t.args()
+	}
+	if x.chains == 0 || sweeps == 0 {
+		return nil
+	}
+	return s.ctx.Do(func(l cuda.Locked) error { return s.launchSweeps(l, x.ptr, x.chains, sweeps, st, ta) })
 }
 
 // Synchronize waits for the sampler's queued work. Errors of a kernel
@@ -252,13 +353,15 @@ func (s *Sampler) Synchronize() error {
 	if s.closed {
 		return ErrClosed
 	}
-	return s.ctx.Synchronize()
+	return s.ctx.Do(func(l cuda.Locked) error { return l.StreamSynchronize(s.stream) })
 }
 
-// maxSweepsPerLaunch keeps the kernels' 32-bit sweep count in range.
-const maxSweepsPerLaunch = math.MaxUint32
+// maxSweepsPerLaunch keeps the kernels' 32-bit sweep counts in range, with
+// room for the sweep index past the last one (the kernels' "no record"
+// mark is 2³²-1).
+const maxSweepsPerLaunch = 1 << 31
 
-func (s *Sampler) launchSweeps(l cuda.Locked, x cuda.DevicePtr, chains, sweeps int, st Stream) error {
+func (s *Sampler) launchSweeps(l cuda.Locked, x cuda.DevicePtr, chains, sweeps int, st Stream, t traceArgs) error {
 	k, err := s.entry(kernels.Sweep, s.choose(chains, sweeps))
 	if err != nil {
 		return err
@@ -267,8 +370,17 @@ func (s *Sampler) launchSweeps(l cuda.Locked, x cuda.DevicePtr, chains, sweeps i
 		n := min(sweeps-done, maxSweepsPerLaunch)
 		part := st
 		part.Sweep += uint64(done)
-		if err := s.launch(l, k, chains, sweepArgs(x, chains, n, part)...); err != nil {
+		var err error
+		if t.out == 0 {
+			err = s.launch(l, k, false, chains, sweepArgs(x, chains, n, part)...)
+		} else {
+			err = s.launch(l, k, true, chains, tracedArgs(x, chains, n, part, t)...)
+		}
+		if err != nil {
 			return err
+		}
+		if t.out != 0 { // the next launch's records follow this one's
+			t.out += cuda.DevicePtr(uint64(Records(int(t.thin), part.Sweep, n)) * t.chains * uint64(t.cols) * 4)
 		}
 		done += n
 	}
@@ -313,7 +425,7 @@ func (s *Sampler) SweepNoise(x, noise []float32, sweeps int) error {
 		if err := l.CopyToDevice(dn, unsafe.Pointer(&noise[0]), nb); err != nil {
 			return err
 		}
-		if err := s.launch(l, k, chains, noiseArgs(dx, dn, chains, sweeps)...); err != nil {
+		if err := s.launch(l, k, false, chains, noiseArgs(dx, dn, chains, sweeps)...); err != nil {
 			return err
 		}
 		return l.CopyFromDevice(unsafe.Pointer(&x[0]), dx, xb)
@@ -346,7 +458,7 @@ func (s *Sampler) Normals(chains, sweeps int, st Stream) ([]float32, error) {
 		if err != nil {
 			return err
 		}
-		if err := s.launch(l, k, chains, normalsArgs(d, chains, sweeps, st)...); err != nil {
+		if err := s.launch(l, k, false, chains, normalsArgs(d, chains, sweeps, st)...); err != nil {
 			return err
 		}
 		return l.CopyFromDevice(unsafe.Pointer(&out[0]), d, b)
@@ -389,7 +501,7 @@ func (s *Sampler) Philox(ctr [][4]uint32, key [][2]uint32) ([][4]uint32, error) 
 		if err := l.CopyToDevice(din, unsafe.Pointer(&in[0]), uint64(len(in))*4); err != nil {
 			return err
 		}
-		if err := s.launch(l, k, n, philoxArgs(din, dout, n)...); err != nil {
+		if err := s.launch(l, k, false, n, philoxArgs(din, dout, n)...); err != nil {
 			return err
 		}
 		return l.CopyFromDevice(unsafe.Pointer(&out[0]), dout, uint64(len(out))*4)
@@ -440,11 +552,26 @@ func (s *Sampler) Close() error {
 				errs = append(errs, l.Free(s.scratch[k]))
 			}
 		}
+		errs = append(errs, l.StreamSynchronize(s.stream))
 		for d := range s.states {
 			errs = append(errs, l.Free(d.ptr))
 			d.ptr = 0
 		}
 		clear(s.states)
+		for h := range s.hosts {
+			errs = append(errs, l.FreeHost(h.mem))
+			h.X, h.mem = nil, cuda.HostMemory{}
+		}
+		clear(s.hosts)
+		for t := range s.traces {
+			errs = append(errs, l.Free(t.buf), l.Free(t.idx))
+			t.freed = true
+		}
+		clear(s.traces)
+		if s.staging.Bytes > 0 {
+			errs = append(errs, l.FreeHost(s.staging))
+		}
+		errs = append(errs, l.DestroyStream(s.stream))
 		if s.mod != nil {
 			errs = append(errs, l.Unload(s.mod))
 		}

@@ -70,32 +70,41 @@ func TestLaunchArgsMatchTable(t *testing.T) {
 		kernels.SweepNoise: noiseArgs(1, 2, 10, 5),
 		kernels.Normals:    normalsArgs(1, 10, 5, st),
 		kernels.Philox:     philoxArgs(1, 2, 10),
+		kernels.Moments:    momentsArgs(1, 1000, 8, 128, 2),
 	}
+	traced := tracedArgs(1, 10, 5, st, traceArgs{out: 3, index: 4, thin: 2, cols: 3, chain0: 1, chains: 5})
 	for _, k := range kernels.All() {
 		args, ok := byRole[k.Role]
 		if !ok {
 			t.Errorf("kernel %s: no argument builder for its role %d", k.Name, k.Role)
 			continue
 		}
-		if err := checkArgs(k, args); err != nil {
+		if err := checkArgs(k.Name, k.Params, args); err != nil {
 			t.Errorf("kernel %s: %v", k.Name, err)
+		}
+		if k.Traced != "" {
+			if err := checkArgs(k.Traced, k.TracedParams, traced); err != nil {
+				t.Errorf("kernel %s: %v", k.Traced, err)
+			}
 		}
 	}
 	// The check can fail: a dropped argument, or a 64-bit count where the
 	// kernel takes 32 bits.
 	k := kernels.ForStrategy(SharedMemory)
-	short := sweepArgs(1, 10, 5, st)[:5]
-	if err := checkArgs(k, short); err == nil || !strings.Contains(err.Error(), "takes 6 arguments, launched with 5") {
+	if err := checkArgs(k.Traced, k.TracedParams, traced[:11]); err == nil || !strings.Contains(err.Error(), "takes 12 arguments, launched with 11") {
 		t.Errorf("dropped argument: %v", err)
+	}
+	if err := checkArgs(k.Name, k.Params, traced); err == nil {
+		t.Error("the traced argument list passed for the plain kernel")
 	}
 	wide := sweepArgs(1, 10, 5, st)
 	wide[2] = uint64(5)
-	if err := checkArgs(k, wide); err == nil || !strings.Contains(err.Error(), "argument 2 (sweeps) must be a uint32") {
+	if err := checkArgs(k.Name, k.Params, wide); err == nil || !strings.Contains(err.Error(), "argument 2 (sweeps) must be a uint32") {
 		t.Errorf("uint64 for sweeps: %v", err)
 	}
 	ptr := sweepArgs(1, 10, 5, st)
 	ptr[0] = uint64(ptr[0].(cuda.DevicePtr))
-	if err := checkArgs(k, ptr); err == nil {
+	if err := checkArgs(k.Name, k.Params, ptr); err == nil {
 		t.Error("a uint64 passed for the state pointer was accepted")
 	}
 }

@@ -25,17 +25,11 @@ var errStateFreed = errors.New("gibbsrt: device state is freed")
 // NewDeviceState allocates device memory for chains chains. Its contents
 // are undefined until Upload.
 func (s *Sampler) NewDeviceState(chains int) (*DeviceState, error) {
-	if chains < 0 {
-		return nil, fmt.Errorf("gibbsrt: chains = %d; the chain count must be >= 0", chains)
-	}
-	if _, err := CheckSweepArgs(s.m.Dim, chains*s.m.Dim, 0, Stream{}); err != nil {
+	unlock, err := s.lockForChains(chains, 0)
+	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, ErrClosed
-	}
+	defer unlock()
 	d := &DeviceState{s: s, chains: chains}
 	if chains == 0 {
 		return d, nil
@@ -47,6 +41,23 @@ func (s *Sampler) NewDeviceState(chains int) (*DeviceState, error) {
 	d.ptr = p
 	s.states[d] = struct{}{}
 	return d, nil
+}
+
+// lockForChains checks a chain count of at least least for a new buffer,
+// then locks s, which must be open; unlock unlocks it.
+func (s *Sampler) lockForChains(chains, least int) (unlock func(), err error) {
+	if chains < least {
+		return nil, fmt.Errorf("gibbsrt: chains = %d; it must be at least %d", chains, least)
+	}
+	if _, err := CheckSweepArgs(s.m.Dim, chains*s.m.Dim, 0, Stream{}); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, ErrClosed
+	}
+	return s.mu.Unlock, nil
 }
 
 // Chains returns the number of chains the state holds.

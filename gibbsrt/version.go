@@ -16,13 +16,16 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 // Version 2 (gibbsgen 0.2.0): the module description lists the kernels a
 // package holds (ModuleSpec.Kernels) and its dtype; device state is a
 // DeviceState.
+//
+// Version 3 (gibbsgen 0.3.0): the sweep kernels take trace arguments, and
+// a module has the moments kernel.
 const (
 	// GenVersion is the version gibbsgen writes into new packages.
 	GenVersion = kernels.ABIVersion
 	// MinVersion is the oldest generated-package version this runtime supports.
-	MinVersion = 2
+	MinVersion = 3
 	// MaxVersion is the newest generated-package version this runtime supports.
-	MaxVersion = 2
+	MaxVersion = 3
 )
 
 // EnforceVersion is used by generated code to assert compatibility; it has

@@ -124,3 +124,23 @@ func (m *Moments) Covariance() (*mat.SymDense, error) {
 	}
 	return c, nil
 }
+
+// FromComoments returns the accumulator of n vectors of dim with the given
+// mean and comoment matrix m2 (dim×dim, row-major, Σ (x−mean)(x−mean)ᵀ),
+// such as a device reduction produces, ready to Merge.
+func FromComoments(dim int, n float64, mean, m2 []float64) (*Moments, error) {
+	m, err := NewMoments(dim)
+	if err != nil {
+		return nil, err
+	}
+	if len(mean) != dim || len(m2) != dim*dim {
+		return nil, fmt.Errorf("mcstat: %d means and %d comoments for dim %d; want %d and %d", len(mean), len(m2), dim, dim, dim*dim)
+	}
+	if n < 0 || math.IsNaN(n) || math.IsInf(n, 0) {
+		return nil, fmt.Errorf("mcstat: count %v; it must be finite and at least 0", n)
+	}
+	m.n = n
+	copy(m.mean, mean)
+	copy(m.m2, m2)
+	return m, nil
+}

@@ -1,6 +1,7 @@
 package gibbstest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/mcstat"
 )
 
 // OpenGPU opens device 0 (or $GIBBSGEN_DEVICE), skipping the test when there
@@ -101,6 +103,75 @@ func GPU(t *testing.T, h Harness) {
 				})
 			}
 		}
+	}
+	for _, s := range strategies(g) {
+		t.Run(fmt.Sprintf("%v/Trace", s), func(t *testing.T) {
+			// Thin 3 from a sweep index that is not a multiple of it, a
+			// range of chains and every other coordinate: records and final
+			// state equal the twin's.
+			if err := g.SetStrategy(s); err != nil {
+				t.Fatal(err)
+			}
+			const chains, sweeps = 300, 10
+			var coords []int
+			for i := 0; i < d; i += 2 {
+				coords = append(coords, i)
+			}
+			tr := gibbsrt.Trace{Thin: 3, FirstChain: 17, Chains: 200, Coords: coords}
+			n := gibbsrt.Records(tr.Thin, st.Sweep, sweeps)
+			x0 := randomState(rng, chains, d)
+			want, wantOut := append([]float32(nil), x0...), make([]float32, n*200*len(coords))
+			if _, err := ref.SweepTrace(want, sweeps, st, tr, wantOut); err != nil {
+				t.Fatal(err)
+			}
+			got, gotOut := append([]float32(nil), x0...), make([]float32, len(wantOut))
+			if m, err := g.SweepTrace(got, sweeps, st, tr, gotOut); err != nil || m != n {
+				t.Fatalf("SweepTrace: %d records, %v; want %d", m, err, n)
+			}
+			requireEqual(t, "traced records, GPU vs CPU", gotOut, wantOut, len(coords))
+			requireEqual(t, "final state of a traced call, GPU vs CPU", got, want, d)
+
+			// Every chain and coordinate, every sweep, on device state.
+			all := gibbsrt.Trace{Thin: 1}
+			wantAll := make([]float32, sweeps*chains*d)
+			want = append(want[:0], x0...)
+			if _, err := ref.SweepTrace(want, sweeps, st, all, wantAll); err != nil {
+				t.Fatal(err)
+			}
+			ds, err := rt.NewDeviceState(chains)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ds.Free()
+			dt, err := rt.NewDeviceTrace(all, chains, sweeps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer dt.Free()
+			if err := ds.Upload(x0); err != nil {
+				t.Fatal(err)
+			}
+			if err := rt.SweepDeviceTrace(ds, sweeps, st, dt); err != nil {
+				t.Fatal(err)
+			}
+			gotAll := make([]float32, len(wantAll))
+			if err := dt.Download(gotAll); err != nil {
+				t.Fatal(err)
+			}
+			requireEqual(t, "device trace of every sweep, GPU vs CPU", gotAll, wantAll, d)
+			gotM, err := rt.TraceMoments(dt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantM, err := gibbsrt.TraceMoments(wantAll, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			requireSameMoments(t, gotM, wantM)
+			if err := rt.SweepDeviceTrace(ds, sweeps+1, st, dt); err == nil {
+				t.Error("a call with more records than the device trace holds succeeded")
+			}
+		})
 	}
 	if err := g.SetStrategy(gibbsrt.Auto); err != nil {
 		t.Fatal(err)
@@ -214,6 +285,126 @@ func GPU(t *testing.T, h Harness) {
 		if err := g.SweepDevice(ds, 1, st); err == nil {
 			t.Error("SweepDevice on a freed state succeeded")
 		}
+	})
+
+	t.Run("HostState", func(t *testing.T) {
+		// Page-locked host state, swept in place: whole, and a range of
+		// its chains (the stream then needs that range's Chain).
+		const chains = 777
+		h, err := rt.NewHostState(chains)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Free()
+		x0 := randomState(rng, chains, d)
+		copy(h.X, x0)
+		want := append([]float32(nil), x0...)
+		if err := ref.Sweep(want, 3, st); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Sweep(h.X, 3, st); err != nil {
+			t.Fatal(err)
+		}
+		requireEqual(t, "Sweep on a HostState vs CPU", h.X, want, d)
+		sub := st
+		sub.Chain += 100
+		part := want[100*d : 300*d]
+		if err := ref.Sweep(part, 2, sub); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Sweep(h.X[100*d:300*d], 2, sub); err != nil {
+			t.Fatal(err)
+		}
+		requireEqual(t, "Sweep on chains 100..299 of a HostState vs CPU", h.X, want, d)
+		if err := h.Free(); err != nil {
+			t.Fatal(err)
+		}
+		if h.X != nil {
+			t.Error("X is not nil after Free")
+		}
+		if err := h.Free(); err != nil {
+			t.Errorf("second Free: %v", err)
+		}
+	})
+
+	t.Run("Run", func(t *testing.T) {
+		// Chunked run with a trace and device moments: the state equals the
+		// twin's, the moments those of the twin's records (to float64
+		// rounding: the chunks are reduced separately), and progress counts
+		// every chunk. A cancelled run stops after whole chunks.
+		const chains, sweeps, chunk = 500, 20, 6
+		tr := gibbsrt.Trace{Thin: 2, FirstChain: 50, Chains: 400}
+		x0 := randomState(rng, chains, d)
+		want := append([]float32(nil), x0...)
+		recs := make([]float32, gibbsrt.Records(2, st.Sweep, sweeps)*400*d)
+		if _, err := ref.SweepTrace(want, sweeps, st, tr, recs); err != nil {
+			t.Fatal(err)
+		}
+		wantM, _ := mcstat.NewMoments(d)
+		if err := wantM.AddRows(recs); err != nil {
+			t.Fatal(err)
+		}
+		ds, err := rt.NewDeviceState(chains)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ds.Free()
+		dt, err := rt.NewDeviceTrace(tr, chains, chunk/2+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer dt.Free()
+		if err := ds.Upload(x0); err != nil {
+			t.Fatal(err)
+		}
+		m, _ := mcstat.NewMoments(d)
+		var reports []int
+		done, err := rt.Run(context.Background(), ds, sweeps, st, gibbsrt.RunOptions{
+			Chunk: chunk, Trace: dt, Moments: m, Progress: func(done, total int) { reports = append(reports, done) },
+		})
+		if err != nil || done != sweeps {
+			t.Fatalf("Run: %d sweeps done, %v", done, err)
+		}
+		if fmt.Sprint(reports) != "[6 12 18 20]" {
+			t.Errorf("progress reports %v, want [6 12 18 20]", reports)
+		}
+		got := make([]float32, chains*d)
+		if err := ds.Download(got); err != nil {
+			t.Fatal(err)
+		}
+		requireEqual(t, "Run's state vs CPU", got, want, d)
+		if m.Count() != wantM.Count() {
+			t.Fatalf("moments of %v rows, want %v", m.Count(), wantM.Count())
+		}
+		gc, _ := m.Covariance()
+		wc, _ := wantM.Covariance()
+		for i := 0; i < d; i++ {
+			if dm := math.Abs(m.Mean()[i] - wantM.Mean()[i]); dm > 1e-12*(1+math.Abs(wantM.Mean()[i])) {
+				t.Errorf("mean[%d] = %v, want %v", i, m.Mean()[i], wantM.Mean()[i])
+			}
+			for j := 0; j < d; j++ {
+				if dc := math.Abs(gc.At(i, j) - wc.At(i, j)); dc > 1e-9*math.Sqrt(wc.At(i, i)*wc.At(j, j)) {
+					t.Errorf("covariance[%d][%d] = %v, want %v", i, j, gc.At(i, j), wc.At(i, j))
+				}
+			}
+		}
+
+		ctx, cancel := context.WithCancel(context.Background())
+		if err := ds.Upload(x0); err != nil {
+			t.Fatal(err)
+		}
+		done, err = rt.Run(ctx, ds, sweeps, st, gibbsrt.RunOptions{Chunk: chunk, Progress: func(int, int) { cancel() }})
+		if !errors.Is(err, context.Canceled) || done != chunk {
+			t.Fatalf("cancelled Run: %d sweeps, %v; want %d and context.Canceled", done, err, chunk)
+		}
+		want = append(want[:0], x0...)
+		if err := ref.Sweep(want, chunk, st); err != nil {
+			t.Fatal(err)
+		}
+		if err := ds.Download(got); err != nil {
+			t.Fatal(err)
+		}
+		requireEqual(t, "cancelled Run's state vs CPU", got, want, d)
 	})
 
 	t.Run("NoOpsAndErrors", func(t *testing.T) {
@@ -395,5 +586,33 @@ func GPULargeState(t *testing.T, h Harness) {
 	}
 	if err := g.SetStrategy(gibbsrt.Auto); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// requireSameMoments fails unless a and b agree bit for bit in count, mean
+// and covariance: the device reduction and its CPU twin make the same
+// float64 operations in the same order.
+func requireSameMoments(t testing.TB, a, b *mcstat.Moments) {
+	t.Helper()
+	if a.Count() != b.Count() {
+		t.Fatalf("moments of %v rows, want %v", a.Count(), b.Count())
+	}
+	ma, mb := a.Mean(), b.Mean()
+	for i := range ma {
+		if math.Float64bits(ma[i]) != math.Float64bits(mb[i]) {
+			t.Fatalf("mean[%d] = %v, want %v", i, ma[i], mb[i])
+		}
+	}
+	ca, errA := a.Covariance()
+	cb, errB := b.Covariance()
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	for i := range ma {
+		for j := range ma {
+			if math.Float64bits(ca.At(i, j)) != math.Float64bits(cb.At(i, j)) {
+				t.Fatalf("covariance[%d][%d] = %v, want %v", i, j, ca.At(i, j), cb.At(i, j))
+			}
+		}
 	}
 }

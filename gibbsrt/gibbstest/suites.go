@@ -15,6 +15,7 @@ import (
 type CPUSampler interface {
 	SetModel(Q [][]float64, mu []float64) error
 	Sweep(x []float32, sweeps int, st gibbsrt.Stream) error
+	SweepTrace(x []float32, sweeps int, st gibbsrt.Stream, tr gibbsrt.Trace, out []float32) (int, error)
 	SweepNoise(x, noise []float32, sweeps int) error
 }
 

@@ -190,6 +190,14 @@ type driver struct {
 	cuEventSynchronize        func(e uintptr) Result
 	cuEventElapsedTime        func(ms *float32, start, end uintptr) Result
 	cuEventDestroy            func(e uintptr) Result
+	cuStreamCreate            func(s *uintptr, flags uint32) Result
+	cuStreamDestroy           func(s uintptr) Result
+	cuStreamSynchronize       func(s uintptr) Result
+	cuMemHostAlloc            func(p *unsafe.Pointer, bytes uintptr, flags uint32) Result
+	cuMemFreeHost             func(p unsafe.Pointer) Result
+	cuMemHostGetDevicePointer func(d *uint64, p unsafe.Pointer, flags uint32) Result
+	cuMemcpyHtoDAsync         func(dst uint64, src unsafe.Pointer, bytes uintptr, stream uintptr) Result
+	cuMemcpyDtoHAsync         func(dst unsafe.Pointer, src uint64, bytes uintptr, stream uintptr) Result
 
 	// Symbol names actually bound where there is a choice, for messages.
 	releaseName string
@@ -266,6 +274,14 @@ func loadDriverFrom(library string) (*driver, error) {
 		{&d.cuEventSynchronize, []string{"cuEventSynchronize"}, nil},
 		{&d.cuEventElapsedTime, []string{"cuEventElapsedTime"}, nil},
 		{&d.cuEventDestroy, []string{"cuEventDestroy_v2"}, nil},
+		{&d.cuStreamCreate, []string{"cuStreamCreate"}, nil},
+		{&d.cuStreamDestroy, []string{"cuStreamDestroy_v2"}, nil},
+		{&d.cuStreamSynchronize, []string{"cuStreamSynchronize"}, nil},
+		{&d.cuMemHostAlloc, []string{"cuMemHostAlloc"}, nil},
+		{&d.cuMemFreeHost, []string{"cuMemFreeHost"}, nil},
+		{&d.cuMemHostGetDevicePointer, []string{"cuMemHostGetDevicePointer_v2"}, nil},
+		{&d.cuMemcpyHtoDAsync, []string{"cuMemcpyHtoDAsync_v2"}, nil},
+		{&d.cuMemcpyDtoHAsync, []string{"cuMemcpyDtoHAsync_v2"}, nil},
 	}
 	for _, s := range syms {
 		var addr uintptr
@@ -763,7 +779,7 @@ func (c *Context) Launch(f Function, grid, block [3]uint32, sharedBytes uint32, 
 	if err != nil {
 		return err
 	}
-	return c.do(func() error { return c.launchPacked(f, grid, block, sharedBytes, vals, ptrs) })
+	return c.do(func() error { return c.launchPacked(0, f, grid, block, sharedBytes, vals, ptrs) })
 }
 
 // Launch is Context.Launch inside Do.
@@ -772,7 +788,7 @@ func (l Locked) Launch(f Function, grid, block [3]uint32, sharedBytes uint32, ar
 	if err != nil {
 		return err
 	}
-	return l.c.launchPacked(f, grid, block, sharedBytes, vals, ptrs)
+	return l.c.launchPacked(0, f, grid, block, sharedBytes, vals, ptrs)
 }
 
 func launchParams(f Function, args []any) (vals []uint64, ptrs []unsafe.Pointer, err error) {
@@ -782,7 +798,7 @@ func launchParams(f Function, args []any) (vals []uint64, ptrs []unsafe.Pointer,
 	return kernelParams(args)
 }
 
-func (c *Context) launchPacked(f Function, grid, block [3]uint32, sharedBytes uint32, vals []uint64, ptrs []unsafe.Pointer) error {
+func (c *Context) launchPacked(stream Stream, f Function, grid, block [3]uint32, sharedBytes uint32, vals []uint64, ptrs []unsafe.Pointer) error {
 	// The driver reads the array and the values it points to during the
 	// call. The array holds Go pointers, so both are pinned, as the cgo
 	// rules require for Go memory containing Go pointers.
@@ -796,7 +812,7 @@ func (c *Context) launchPacked(f Function, grid, block [3]uint32, sharedBytes ui
 	}
 	r := c.drv.cuLaunchKernel(uintptr(f),
 		grid[0], grid[1], grid[2], block[0], block[1], block[2],
-		sharedBytes, 0, params, nil)
+		sharedBytes, uintptr(stream), params, nil)
 	runtime.KeepAlive(vals)
 	runtime.KeepAlive(ptrs)
 	return check("cuLaunchKernel", r)

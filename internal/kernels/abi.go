@@ -104,6 +104,7 @@ const (
 	ConstU32P                       // const unsigned int*
 	U64                             // unsigned long long
 	U32                             // unsigned int
+	F64P                            // double*
 )
 
 // CType is the parameter's C type for dtype dt.
@@ -121,6 +122,8 @@ func (k ParamKind) CType(dt DType) string {
 		return "unsigned long long"
 	case U32:
 		return "unsigned int"
+	case F64P:
+		return "double*"
 	}
 	return fmt.Sprintf("ParamKind(%d)", int(k))
 }
@@ -165,14 +168,14 @@ type Param struct {
 }
 
 // CheckArgs reports whether a launch's arguments, given as their GoKinds,
-// match k's parameters in number and kind.
-func (k *Kernel) CheckArgs(args []GoKind) error {
-	if len(args) != len(k.Params) {
-		return fmt.Errorf("kernel %s takes %d arguments, launched with %d", k.Name, len(k.Params), len(args))
+// match params, the parameters of the entry point name, in number and kind.
+func CheckArgs(name string, params []Param, args []GoKind) error {
+	if len(args) != len(params) {
+		return fmt.Errorf("kernel %s takes %d arguments, launched with %d", name, len(params), len(args))
 	}
-	for i, p := range k.Params {
+	for i, p := range params {
 		if args[i] != p.Kind.Go() {
-			return fmt.Errorf("kernel %s argument %d (%s) must be a %v, launched as a %v", k.Name, i, p.Name, p.Kind.Go(), args[i])
+			return fmt.Errorf("kernel %s argument %d (%s) must be a %v, launched as a %v", name, i, p.Name, p.Kind.Go(), args[i])
 		}
 	}
 	return nil

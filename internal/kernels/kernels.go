@@ -53,6 +53,9 @@ const (
 	Normals
 	// Philox evaluates Philox4x32-10 on given counters (a test entry point).
 	Philox
+	// Moments reduces recorded states to per-block counts, means and
+	// comoments in float64.
+	Moments
 )
 
 // Shape is what Auto knows about a launch.
@@ -94,6 +97,11 @@ type Kernel struct {
 	Strategy     Strategy
 	StrategyName string
 	GoName       string
+	// Traced is a sweep strategy's second entry point, the same sweeps
+	// recording states, with parameters TracedParams. A separate kernel
+	// keeps the plain one's code (and registers) as they were.
+	Traced       string
+	TracedParams []Param
 
 	Params   []Param
 	Geometry Geometry
@@ -136,6 +144,17 @@ var (
 	threadPerChain = Geometry{Unit: "chains", PerBlock: ThreadBlock, Threads: ThreadBlock}
 	warpPerChain   = Geometry{Unit: "chains", PerBlock: WarpsPerBlock, Threads: 32 * WarpsPerBlock, Note: "one warp per chain"}
 	onePerRecord   = Geometry{Unit: "n", PerBlock: 128, Threads: 128}
+	onePerBlock    = Geometry{Unit: "blocks", PerBlock: 1, Threads: MomentThreads}
+)
+
+// MomentThreads and MomentTile are the moments kernel's block size and the
+// rows it reduces at a time; MomentBlocks is the most blocks it runs, so
+// that the partial sums, and with them the result, do not depend on the
+// device.
+const (
+	MomentThreads = 256
+	MomentTile    = 128
+	MomentBlocks  = 256
 )
 
 // threadMaxDim is the largest dim of the thread-per-chain kernels: they keep
@@ -152,11 +171,19 @@ const constCacheBytes = 2048
 // thread per chain cannot occupy the multiprocessor's schedulers.
 const warpChainsPerSM = 64
 
-// sweepParams is the argument list of every Philox sweep kernel.
+// sweepParams is the argument list of every Philox sweep kernel: the state
+// and the stream.
 var sweepParams = []Param{
 	{"x", StateP}, {"chains", U64}, {"sweeps", U32},
 	{"seed", U64}, {"sweep0", U64}, {"chain0", U64},
 }
+
+// traceParams is the argument list of every traced sweep kernel: a sweep
+// kernel's, then the trace (see gibbsrt.Trace for the layout).
+var traceParams = append(append([]Param(nil), sweepParams...),
+	Param{"trace", RealP}, Param{"thin", U32}, Param{"trace_chain0", U64}, Param{"trace_chains", U64},
+	Param{"trace_index", ConstU32P}, Param{"trace_cols", U32},
+)
 
 var float32Only = []DType{Float32}
 
@@ -167,8 +194,9 @@ var float32Only = []DType{Float32}
 var table = []Kernel{
 	{
 		Name: "gibbs_sweep_const", Role: Sweep, Block: "kernel_const",
+		Traced: "gibbs_sweep_const_trace", TracedParams: traceParams,
 		Strategy: ConstMemory, StrategyName: "const", GoName: "ConstMemory",
-		Doc:      "sweeps sweeps over x ([chains][dim] row-major, in place), one chain per thread, weights read from constant memory; chain j draws the normals of chain chain0+j at sweeps sweep0..sweep0+sweeps-1",
+		Doc:      "sweeps sweeps over x ([chains][dim] row-major, in place), one chain per thread, weights read from constant memory; chain j draws the normals of chain chain0+j at sweeps sweep0..sweep0+sweeps-1. The _trace kernel also records: after each sweep s with (s+1) % thin == 0, chains trace_chain0..trace_chain0+trace_chains-1 write coordinate i to column trace_index[i] (none if 0xFFFFFFFF) of their row of trace, [records][trace_chains][trace_cols]",
 		Params:   sweepParams,
 		Geometry: threadPerChain,
 		Symbols:  []string{SymbolWeight, SymbolOffset, SymbolScale},
@@ -184,6 +212,7 @@ var table = []Kernel{
 	},
 	{
 		Name: "gibbs_sweep_shared", Role: Sweep, Block: "kernel_shared",
+		Traced: "gibbs_sweep_shared_trace", TracedParams: traceParams,
 		Strategy: SharedMemory, StrategyName: "shared", GoName: "SharedMemory",
 		Doc:      "as gibbs_sweep_const, weights staged from gibbs_weight_global into shared memory",
 		Params:   sweepParams,
@@ -206,6 +235,7 @@ var table = []Kernel{
 	},
 	{
 		Name: "gibbs_sweep_warp", Role: Sweep, Block: "kernel_warp",
+		Traced: "gibbs_sweep_warp_trace", TracedParams: traceParams,
 		Strategy: WarpPerChain, StrategyName: "warp", GoName: "WarpPerChain",
 		Doc:      "as gibbs_sweep_shared, one chain per warp: for small batches",
 		Params:   sweepParams,
@@ -230,6 +260,15 @@ var table = []Kernel{
 		MaxDim:   threadMaxDim, DTypes: float32Only,
 	},
 	{
+		Name: "gibbs_moments", Role: Moments, Block: "kernel_moments",
+		Doc: "reduces rows[0..n-1] ([n][k] row-major, k <= dim) block by block: block b takes rows b*per_block.. in tiles of 128 and writes count, mean[k] and comoment[k][k] (float64, Chan et al.'s pairwise merge) to partials[b*(1+k+k*k)..]",
+		Params: []Param{
+			{"rows", ConstRealP}, {"n", U64}, {"k", U32}, {"per_block", U64}, {"partials", F64P},
+		},
+		Geometry: onePerBlock,
+		MaxDim:   threadMaxDim, DTypes: float32Only,
+	},
+	{
 		Name: "gibbs_normals", Role: Normals, Block: "kernel_normals",
 		Doc: "test entry point: writes the normals the samplers draw to out, laid out as gibbs_sweep_noise's noise",
 		Params: []Param{
@@ -251,7 +290,7 @@ func All() []*Kernel {
 	return out
 }
 
-// Named returns the kernel called name, or nil.
+// Named returns the kernel whose row is called name, or nil.
 func Named(name string) *Kernel {
 	for i := range table {
 		if table[i].Name == name {
@@ -343,4 +382,4 @@ func Choose(s Shape, have []Strategy) Strategy {
 // description that a generated package records (gibbsrt.GenVersion). Bump
 // it when a change makes packages generated before it unusable with the
 // new runtime, or the reverse.
-const ABIVersion = 2
+const ABIVersion = 3

@@ -20,7 +20,7 @@ func TestTableRows(t *testing.T) {
 			t.Errorf("kernel %s: incomplete row %+v", k.Name, k)
 		}
 		for _, p := range k.Params {
-			if p.Kind < StateP || p.Kind > U32 {
+			if p.Kind < StateP || p.Kind > F64P {
 				t.Errorf("kernel %s: parameter %s has kind %d", k.Name, p.Name, p.Kind)
 			}
 		}
@@ -28,6 +28,9 @@ func TestTableRows(t *testing.T) {
 			sweeps = append(sweeps, k)
 			if k.Strategy == Auto || k.StrategyName == "" || k.GoName == "" || k.Prefer == nil || k.AutoDoc == "" {
 				t.Errorf("sweep kernel %s lacks strategy fields", k.Name)
+			}
+			if k.Traced != k.Name+"_trace" || len(k.TracedParams) != len(k.Params)+6 {
+				t.Errorf("sweep kernel %s: traced entry point %q with %d parameters", k.Name, k.Traced, len(k.TracedParams))
 			}
 			if got, err := ParseStrategy(k.StrategyName); err != nil || got != k.Strategy {
 				t.Errorf("ParseStrategy(%q) = %v, %v", k.StrategyName, got, err)
@@ -53,7 +56,7 @@ func TestTableRows(t *testing.T) {
 
 func TestCheckArgs(t *testing.T) {
 	k := Named("gibbs_philox")
-	if err := k.CheckArgs([]GoKind{GoPointer, GoPointer, GoUint32}); err != nil {
+	if err := CheckArgs(k.Name, k.Params, []GoKind{GoPointer, GoPointer, GoUint32}); err != nil {
 		t.Error(err)
 	}
 	for _, bad := range [][]GoKind{
@@ -62,7 +65,7 @@ func TestCheckArgs(t *testing.T) {
 		{GoUint64, GoPointer, GoUint32},
 		{GoPointer, GoPointer, GoUint32, GoUint32},
 	} {
-		if err := k.CheckArgs(bad); err == nil {
+		if err := CheckArgs(k.Name, k.Params, bad); err == nil {
 			t.Errorf("CheckArgs(%v) accepted", bad)
 		}
 	}

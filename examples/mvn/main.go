@@ -1,0 +1,280 @@
+// Command mvn samples a Gaussian N(mu, Q⁻¹) whose precision matrix Q is
+// read from a Matrix Market file, with the dim-8 package out/gibbs8: it
+// burns in from a cold start, samples with a trace, and prints the means,
+// variances and covariances with their Monte Carlo standard errors, bulk
+// effective sample sizes and R̂, next to the exact values.
+//
+//	go run ./examples/mvn -model examples/mvn/testdata/ar1-8.mtx
+//
+// It runs on GPU 0 (-device picks another); without a CUDA driver or
+// device it says so and runs the bit-identical CPU twin instead, with the
+// same results.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/mcstat"
+	"github.com/gibbsgen/gibbsgen/out/gibbs8"
+)
+
+const dim = gibbs8.Dim
+
+type options struct {
+	model, mu             string
+	chains, traced        int
+	burnin, samples, thin int
+	seed                  uint64
+	device                int
+	cpu                   bool
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mvn", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	fs.StringVar(&o.model, "model", "", "Matrix Market file of the 8×8 precision matrix Q (required)")
+	fs.StringVar(&o.mu, "mu", "", "comma-separated mean, 8 values (default 0)")
+	fs.IntVar(&o.chains, "chains", 4096, "chains")
+	fs.IntVar(&o.traced, "traced", 64, "chains whose states are recorded, for the diagnostics")
+	fs.IntVar(&o.burnin, "burnin", 1000, "burn-in sweeps")
+	fs.IntVar(&o.samples, "samples", 2000, "recorded states per traced chain")
+	fs.IntVar(&o.thin, "thin", 5, "sweeps between recorded states")
+	fs.Uint64Var(&o.seed, "seed", 1, "stream seed")
+	fs.IntVar(&o.device, "device", 0, "CUDA device ordinal")
+	fs.BoolVar(&o.cpu, "cpu", false, "run the CPU twin even when a GPU is there")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := sample(o, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "mvn:", err)
+		return 1
+	}
+	return 0
+}
+
+// draws is what sampling produces: the records of the traced chains, a
+// row-major [samples][traced][dim] array, and their moments.
+type draws struct {
+	records []float32
+	moments *mcstat.Moments
+	where   string
+}
+
+func sample(o options, stdout, stderr io.Writer) error {
+	if o.model == "" {
+		return errors.New("-model is required")
+	}
+	if o.chains < 1 || o.traced < 2 || o.traced > o.chains || o.burnin < 0 || o.samples < 8 || o.thin < 1 {
+		return fmt.Errorf("need -chains ≥ 1, 2 ≤ -traced ≤ -chains, -burnin ≥ 0, -samples ≥ 8, -thin ≥ 1")
+	}
+	f, err := os.Open(o.model)
+	if err != nil {
+		return err
+	}
+	q, err := readMatrixMarket(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.model, err)
+	}
+	if len(q) != dim {
+		return fmt.Errorf("%s is %d×%d; this example's package is gibbs8 (dim %d)", o.model, len(q), len(q), dim)
+	}
+	mu := make([]float64, dim)
+	if o.mu != "" {
+		parts := strings.Split(o.mu, ",")
+		if len(parts) != dim {
+			return fmt.Errorf("-mu has %d values, want %d", len(parts), dim)
+		}
+		for i, p := range parts {
+			if mu[i], err = strconv.ParseFloat(strings.TrimSpace(p), 64); err != nil {
+				return fmt.Errorf("-mu value %d: %v", i, err)
+			}
+		}
+	}
+	var d draws
+	if !o.cpu {
+		d, err = onGPU(o, q, mu, stderr)
+		if errors.Is(err, gibbsrt.ErrNoDriver) || errors.Is(err, gibbsrt.ErrNoDevice) {
+			fmt.Fprintf(stderr, "mvn: no GPU (%v); running the CPU twin\n", err)
+			o.cpu = true
+		} else if err != nil {
+			return err
+		}
+	}
+	if o.cpu {
+		if d, err = onCPU(o, q, mu, stderr); err != nil {
+			return err
+		}
+	}
+	return report(stdout, o, q, mu, d)
+}
+
+// start is the cold start: every coordinate of every chain at 10, far
+// from the mean, so that burn-in shows.
+func start(chains int) []float32 {
+	x := make([]float32, chains*dim)
+	for i := range x {
+		x[i] = 10
+	}
+	return x
+}
+
+func onGPU(o options, q [][]float64, mu []float64, stderr io.Writer) (draws, error) {
+	s, err := gibbs8.New(o.device)
+	if err != nil {
+		return draws{}, err
+	}
+	defer s.Close()
+	if err := s.SetModel(q, mu); err != nil {
+		return draws{}, err
+	}
+	x, err := s.NewDeviceState(o.chains)
+	if err != nil {
+		return draws{}, err
+	}
+	if err := x.Upload(start(o.chains)); err != nil {
+		return draws{}, err
+	}
+	st := gibbs8.Stream{Seed: o.seed}
+	progress := func(done, total int) { fmt.Fprintf(stderr, "\rburn-in: %d/%d sweeps", done, total) }
+	if _, err := s.Run(context.Background(), x, o.burnin, st, gibbs8.RunOptions{Chunk: max(1, o.burnin/10), Progress: progress}); err != nil {
+		return draws{}, err
+	}
+	fmt.Fprintln(stderr)
+	st.Sweep += uint64(o.burnin)
+	tr := gibbs8.Trace{Thin: o.thin, Chains: o.traced}
+	sweeps := o.samples * o.thin
+	n := gibbsrt.Records(o.thin, st.Sweep, sweeps)
+	t, err := s.NewDeviceTrace(tr, o.chains, n)
+	if err != nil {
+		return draws{}, err
+	}
+	m, err := mcstat.NewMoments(dim)
+	if err != nil {
+		return draws{}, err
+	}
+	if _, err := s.Run(context.Background(), x, sweeps, st, gibbs8.RunOptions{Trace: t, Moments: m}); err != nil {
+		return draws{}, err
+	}
+	d := draws{records: make([]float32, n*o.traced*dim), moments: m}
+	dev := s.Runtime().Device()
+	d.where = fmt.Sprintf("GPU %d (%s)", dev.Ordinal, dev.Name)
+	return d, t.Download(d.records)
+}
+
+func onCPU(o options, q [][]float64, mu []float64, stderr io.Writer) (draws, error) {
+	r := gibbs8.NewReference()
+	if err := r.SetModel(q, mu); err != nil {
+		return draws{}, err
+	}
+	x := start(o.chains)
+	st := gibbs8.Stream{Seed: o.seed}
+	chunk := max(1, o.burnin/10)
+	for done := 0; done < o.burnin; done += chunk {
+		n := min(chunk, o.burnin-done)
+		part := st
+		part.Sweep += uint64(done)
+		if err := r.Sweep(x, n, part); err != nil {
+			return draws{}, err
+		}
+		fmt.Fprintf(stderr, "\rburn-in: %d/%d sweeps", done+n, o.burnin)
+	}
+	fmt.Fprintln(stderr)
+	st.Sweep += uint64(o.burnin)
+	sweeps := o.samples * o.thin
+	n := gibbsrt.Records(o.thin, st.Sweep, sweeps)
+	d := draws{records: make([]float32, n*o.traced*dim), where: "the CPU twin"}
+	if _, err := r.SweepTrace(x, sweeps, st, gibbs8.Trace{Thin: o.thin, Chains: o.traced}, d.records); err != nil {
+		return draws{}, err
+	}
+	var err error
+	d.moments, err = gibbsrt.TraceMoments(d.records, dim)
+	return d, err
+}
+
+// series returns coordinate i's draws per traced chain, f applied.
+func series(d draws, traced, i int, f func(float64) float64) [][]float64 {
+	n := len(d.records) / (traced * dim)
+	out := make([][]float64, traced)
+	for c := range out {
+		out[c] = make([]float64, n)
+		for r := 0; r < n; r++ {
+			out[c][r] = f(float64(d.records[(r*traced+c)*dim+i]))
+		}
+	}
+	return out
+}
+
+func report(w io.Writer, o options, q [][]float64, mu []float64, d draws) error {
+	var exact mat.SymDense
+	{
+		qs := mat.NewSymDense(dim, nil)
+		for i := 0; i < dim; i++ {
+			for j := i; j < dim; j++ {
+				qs.SetSym(i, j, 0.5*(q[i][j]+q[j][i]))
+			}
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(qs) {
+			return errors.New("Q is not positive definite")
+		}
+		if err := ch.InverseTo(&exact); err != nil {
+			return err
+		}
+	}
+	cov, err := d.moments.Covariance()
+	if err != nil {
+		return err
+	}
+	mean := d.moments.Mean()
+	fmt.Fprintf(w, "%s: %d chains, %d burn-in sweeps; %d chains traced every %d sweeps, %.0f states\n",
+		d.where, o.chains, o.burnin, o.traced, o.thin, d.moments.Count())
+	fmt.Fprintf(w, "%5s %10s %9s %8s %10s %9s %8s %8s %7s\n", "coord", "mean", "MCSE", "exact", "variance", "MCSE", "exact", "ESS", "R̂")
+	for i := 0; i < dim; i++ {
+		xs := series(d, o.traced, i, func(v float64) float64 { return v })
+		sq := series(d, o.traced, i, func(v float64) float64 { return (v - mean[i]) * (v - mean[i]) })
+		seMean, err := mcstat.MCSEMean(xs)
+		if err != nil {
+			return err
+		}
+		seVar, err := mcstat.MCSEMean(sq)
+		if err != nil {
+			return err
+		}
+		ess, err := mcstat.BulkESS(xs)
+		if err != nil {
+			return err
+		}
+		bulk, tail, err := mcstat.Rhat(xs)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%5d %10.4f %9.4f %8.4f %10.4f %9.4f %8.4f %8.0f %7.4f\n", i, mean[i], seMean, mu[i],
+			cov.At(i, i), seVar, exact.At(i, i), ess.ESS, max(bulk, tail))
+	}
+	fmt.Fprintln(w, "covariance (upper: estimate, lower: exact)")
+	for i := 0; i < dim; i++ {
+		for j := 0; j < dim; j++ {
+			v := cov.At(i, j)
+			if j < i {
+				v = exact.At(i, j)
+			}
+			fmt.Fprintf(w, " %7.3f", v)
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}

@@ -1,0 +1,145 @@
+package gibbsrt
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/gibbsgen/gibbsgen/internal/cuda"
+)
+
+// DeviceTrace is device memory for the records of traced sweep calls (see
+// Trace for what is recorded and the layout). Each SweepDeviceTrace call
+// writes its records from the start of the buffer; Download copies them
+// out, and TraceMoments reduces them on the device. It belongs to the
+// Sampler that made it, and Close of that Sampler frees it.
+type DeviceTrace struct {
+	s        *Sampler
+	sh       traceShape
+	chains   int // the chain count of the calls it records
+	capacity int // records it holds
+	records  int // records written by the last call
+	buf, idx cuda.DevicePtr
+	freed    bool
+}
+
+// NewDeviceTrace allocates room for records records of t, for calls over
+// chains chains.
+func (s *Sampler) NewDeviceTrace(t Trace, chains, records int) (*DeviceTrace, error) {
+	sh, err := t.shape(s.m.Dim, chains)
+	if err != nil {
+		return nil, err
+	}
+	if records < 1 {
+		return nil, fmt.Errorf("gibbsrt: a device trace of %d records; it needs at least 1", records)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	d := &DeviceTrace{s: s, sh: sh, chains: chains, capacity: records}
+	err = s.ctx.Do(func(l cuda.Locked) error {
+		var err error
+		if d.buf, err = l.Alloc(uint64(sh.size(records)) * 4); err != nil {
+			return err
+		}
+		if d.idx, err = l.Alloc(uint64(len(sh.index)) * 4); err != nil {
+			l.Free(d.buf)
+			return err
+		}
+		return l.CopyToDevice(d.idx, unsafe.Pointer(&sh.index[0]), uint64(len(sh.index))*4)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.traces[d] = struct{}{}
+	return d, nil
+}
+
+// Records returns the number of records the last call wrote.
+func (d *DeviceTrace) Records() int { return d.records }
+
+// Shape returns the traced chains and coordinates per record.
+func (d *DeviceTrace) Shape() (chains, coords int) { return d.sh.rows, d.sh.cols }
+
+// Download waits for the sampler's queued work and copies the last call's
+// records into out, which must hold Records()×chains×coords values.
+func (d *DeviceTrace) Download(out []float32) error {
+	s := d.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.ownTrace(d); err != nil {
+		return err
+	}
+	n := d.sh.size(d.records)
+	if len(out) != n {
+		return fmt.Errorf("gibbsrt: trace download into %d elements; %d records of %d chains × %d coordinates are %d", len(out), d.records, d.sh.rows, d.sh.cols, n)
+	}
+	if n == 0 {
+		return nil
+	}
+	return s.ctx.CopyFromDevice(unsafe.Pointer(&out[0]), d.buf, uint64(n)*4)
+}
+
+// Free releases the memory. It is idempotent.
+func (d *DeviceTrace) Free() error {
+	s := d.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d.freed || s.closed {
+		d.freed = true
+		return nil
+	}
+	d.freed = true
+	delete(s.traces, d)
+	return s.ctx.Do(func(l cuda.Locked) error { return errors.Join(l.Free(d.buf), l.Free(d.idx)) })
+}
+
+// ownTrace checks, with s.mu held, that d is a live trace of an open s.
+func (s *Sampler) ownTrace(d *DeviceTrace) error {
+	switch {
+	case s.closed:
+		return ErrClosed
+	case d == nil:
+		return errors.New("gibbsrt: nil device trace")
+	case d.s != s:
+		return errors.New("gibbsrt: device trace belongs to another sampler")
+	case d.freed:
+		return errors.New("gibbsrt: device trace is freed")
+	}
+	return nil
+}
+
+// SweepDeviceTrace is SweepDevice that also records states into t, from
+// its first record on. t must have been made for x's chain count and hold
+// every record of the call. It returns once the work is queued.
+func (s *Sampler) SweepDeviceTrace(x *DeviceState, sweeps int, st Stream, t *DeviceTrace) error {
+	if t == nil {
+		return errors.New("gibbsrt: nil device trace")
+	}
+	return s.sweepDevice(x, sweeps, st, t)
+}
+
+// prepare checks, with s.mu held, that t is s's and can take the records of
+// a call of sweeps sweeps over chains chains, and sets its record count.
+func (t *DeviceTrace) prepare(s *Sampler, chains, sweeps int, st Stream) error {
+	if err := s.ownTrace(t); err != nil {
+		return err
+	}
+	if t.chains != chains {
+		return fmt.Errorf("gibbsrt: device trace made for %d chains, state has %d", t.chains, chains)
+	}
+	n := Records(t.sh.thin, st.Sweep, sweeps)
+	if n > t.capacity {
+		return fmt.Errorf("gibbsrt: %d sweeps from sweep %d with Thin %d make %d records; the device trace holds %d", sweeps, st.Sweep, t.sh.thin, n, t.capacity)
+	}
+	t.records = n
+	return nil
+}
+
+// args are the kernel's trace arguments for t.
+func (t *DeviceTrace) args() traceArgs {
+	return traceArgs{out: t.buf, index: t.idx, thin: uint32(t.sh.thin), cols: uint32(t.sh.cols),
+		chain0: uint64(t.sh.first), chains: uint64(t.sh.rows)}
+}
