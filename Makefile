@@ -24,6 +24,7 @@ generate: setup
 test: setup
 	test -z "$$(gofmt -l . | tee /dev/stderr)"
 	$(GO) mod tidy -diff
+	$(GO) run ./internal/kernels/normalfit -check
 	$(GO) vet ./...
 	$(MAKE) cross
 	$(GO) test -count=1 -timeout 40m ./...

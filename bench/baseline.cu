@@ -46,6 +46,8 @@ generic_sweep(float* x, unsigned long long chains, unsigned sweeps, unsigned lon
               const float* __restrict__ weight, const float* __restrict__ offset,
               const float* __restrict__ scale) {
   const unsigned long long c = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+  gg_stage_normals();
+  __syncthreads();
   if (c >= chains) return;
   float* xc = x + c * (unsigned long long)dim;
   float r[GB_MAX_DIM];
@@ -101,6 +103,8 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK)
 normals_kernel(float* out, unsigned long long chains, unsigned sweeps, unsigned long long seed,
                unsigned long long sweep0, unsigned long long chain0, int dim) {
   const unsigned long long c = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+  gg_stage_normals();
+  __syncthreads();
   if (c >= chains) return;
   const int groups = (dim + 3) >> 2;
   float sum = 0.0f;

@@ -102,7 +102,7 @@ func (b *bench) close() {
 func (b *bench) printf(format string, args ...any) { fmt.Fprintf(b.out, format, args...) }
 
 // runAll prints the header, then measures the ceilings (every row's floor
-// needs them), each dim and the per-call overhead.
+// needs them), each dim, the per-model kernel and the per-call overhead.
 func (b *bench) runAll() error {
 	r := b.rep
 	b.printf("gibbsbench: %s (device %d, compute capability %s, %d SMs), driver CUDA %s, %s\n",
@@ -133,6 +133,13 @@ func (b *bench) runAll() error {
 	for _, e := range entries {
 		if err := b.runDim(e); err != nil {
 			return fmt.Errorf("dim %d: %w", e.dim, err)
+		}
+	}
+	if len(b.opt.modelBatches) > 0 {
+		for _, e := range entries {
+			if err := b.runModels(e); err != nil {
+				return fmt.Errorf("dim %d, per-model kernel: %w", e.dim, err)
+			}
 		}
 	}
 	if b.opt.calls > 0 {

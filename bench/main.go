@@ -31,19 +31,20 @@ const (
 )
 
 type options struct {
-	device      int
-	dims        []int
-	batches     []int
-	sweeps      []int
-	repeats     int
-	warmup      int
-	jsonPath    string
-	checkChains int
-	checkSweeps int
-	copyMiB     int
-	calls       int
-	callDim     int
-	callBatch   int
+	device       int
+	dims         []int
+	batches      []int
+	sweeps       []int
+	modelBatches []int
+	repeats      int
+	warmup       int
+	jsonPath     string
+	checkChains  int
+	checkSweeps  int
+	copyMiB      int
+	calls        int
+	callDim      int
+	callBatch    int
 }
 
 func main() {
@@ -95,6 +96,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	dims := fs.String("dims", "8,32,64", "comma-separated dims to measure; each needs a generated package in bench/dims.go (others are skipped with a note)")
 	batches := fs.String("batches", "4096,1048576", "comma-separated batch sizes B (chains)")
 	sweeps := fs.String("sweeps", "1,100", "comma-separated sweeps per launch")
+	modelBatches := fs.String("model-batches", "4096,65536,1048576", "comma-separated batch sizes of the per-model kernel's table (\"none\" skips it)")
 	fs.IntVar(&opt.device, "device", 0, "CUDA device ordinal")
 	fs.IntVar(&opt.repeats, "repeats", 20, "timed launches per measurement (the median is reported)")
 	fs.IntVar(&opt.warmup, "warmup", 3, "untimed launches before each measurement")
@@ -125,6 +127,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if opt.sweeps, err = intList("-sweeps", *sweeps, 1, math.MaxUint32); err != nil {
 		return opt, err
+	}
+	if *modelBatches != "none" {
+		if opt.modelBatches, err = intList("-model-batches", *modelBatches, 1, math.MaxInt32); err != nil {
+			return opt, err
+		}
 	}
 	switch {
 	case opt.device < 0:

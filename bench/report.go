@@ -22,6 +22,8 @@ type Report struct {
 	Rows              []Row        `json:"rows"`
 	Calls             *Calls       `json:"calls,omitempty"`
 	Results           []ResultsRow `json:"results,omitempty"`
+	JIT               []JITRow     `json:"jit,omitempty"`
+	Models            []ModelRow   `json:"models,omitempty"`
 	Skipped           []string     `json:"skipped,omitempty"`
 }
 

@@ -36,7 +36,12 @@ func TestKernelABI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	found, order := kernelSignatures(src.Text)
+	psrc, ok, err := RenderPTXSource(s)
+	if err != nil || !ok {
+		t.Fatalf("RenderPTXSource: %v, %v", ok, err)
+	}
+	// The fatbin's source, then the PTX's: the table's order.
+	found, order := kernelSignatures(append(append([]byte(nil), src.Text...), psrc.Text...))
 	manifest := Kernels(s.Kernels(), kernels.Float32)
 	type entry struct {
 		name   string
@@ -77,7 +82,18 @@ func TestKernelABI(t *testing.T) {
 	if m != len(manifest) {
 		t.Errorf("manifest lists %d entry points, the table %d", len(manifest), m)
 	}
-	if !slices.Equal(order, want) {
+	// The sources define the fatbin's kernels, then the PTX's, each in
+	// table order.
+	var wantOrder []string
+	for _, ks := range [][]*kernels.Kernel{fatbinKernels(s.Kernels()), ptxKernels(s.Kernels())} {
+		for _, k := range ks {
+			wantOrder = append(wantOrder, k.Name)
+			if k.Traced != "" {
+				wantOrder = append(wantOrder, k.Traced)
+			}
+		}
+	}
+	if !slices.Equal(order, wantOrder) || len(want) != len(wantOrder) {
 		t.Errorf("source defines kernels %v, table %v", order, want)
 	}
 }
@@ -114,7 +130,10 @@ func TestPackageHoldsChosenStrategies(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, order := kernelSignatures(src.Text)
-	want := []string{"gibbs_sweep_shared", "gibbs_sweep_shared_trace", "gibbs_sweep_noise", "gibbs_philox", "gibbs_moments", "gibbs_normals"}
+	want := []string{"gibbs_sweep_shared", "gibbs_sweep_shared_trace", "gibbs_sweep_noise", "gibbs_philox", "gibbs_transform", "gibbs_moments", "gibbs_normals"}
+	if _, ok, err := RenderPTXSource(s); ok || err != nil {
+		t.Errorf("RenderPTXSource = %v, %v for a package without the per-model kernel", ok, err)
+	}
 	if !slices.Equal(order, want) {
 		t.Errorf("source defines %v, want %v", order, want)
 	}

@@ -29,13 +29,16 @@ func header(s Spec, b Build) string {
 		Version, s.Dim, strings.Join(b.Targets, " "), b.NVCC)
 }
 
-// GoPackage assembles the package: Go binding, tests, CUDA source, fatbin
-// and manifest.
+// GoPackage assembles the package: Go binding, tests, CUDA source, fatbin,
+// the per-model kernel's PTX and the manifest.
 func GoPackage(s Spec, src Source, b Build) (Package, error) {
 	fatbinName := s.Package + ".fatbin"
 	files := map[string][]byte{
 		src.Name:   src.Text,
 		fatbinName: b.Fatbin,
+	}
+	if b.PTX != nil {
+		files[ptxName(s)] = b.PTX
 	}
 	for name, f := range map[string]*jen.File{
 		s.Package + ".go":      bindingFile(s, b, fatbinName),
@@ -167,18 +170,28 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.Dim
 
 	f.Comment("//go:embed " + fatbinName)
 	f.Var().Id("fatbin").Index().Byte()
+	moduleSpec := jen.Dict{
+		jen.Id("Dim"):    jen.Id("Dim"),
+		jen.Id("DType"):  jen.Lit(string(s.dtype())),
+		jen.Id("Fatbin"): jen.Id("fatbin"),
+	}
+	if b.PTX != nil {
+		f.Line()
+		f.Comment("ptx is the per-model kernel, specialized to each model at SetModel and")
+		f.Comment("compiled by the driver.")
+		f.Line()
+		f.Comment("//go:embed " + ptxName(s))
+		f.Var().Id("ptx").Index().Byte()
+		moduleSpec[jen.Id("PTX")] = jen.Id("ptx")
+	}
 
 	f.Comment("module describes the embedded device code to gibbsrt.")
 	var names []jen.Code
 	for _, k := range s.Kernels() {
 		names = append(names, jen.Lit(k.Name))
 	}
-	f.Var().Id("module").Op("=").Add(rt("ModuleSpec")).Values(jen.Dict{
-		jen.Id("Dim"):     jen.Id("Dim"),
-		jen.Id("DType"):   jen.Lit(string(s.dtype())),
-		jen.Id("Fatbin"):  jen.Id("fatbin"),
-		jen.Id("Kernels"): jen.Index().String().Values(names...),
-	})
+	moduleSpec[jen.Id("Kernels")] = jen.Index().String().Values(names...)
+	f.Var().Id("module").Op("=").Add(rt("ModuleSpec")).Values(moduleSpec)
 
 	f.Comment(lineComment("Sampler runs the sampler on one GPU. Its methods are safe for concurrent\nuse; calls are serialized. Close releases it."))
 	f.Type().Id("Sampler").Struct(jen.Id("s").Op("*").Add(rt("Sampler")))
@@ -294,3 +307,6 @@ func strategyList(s Spec) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// ptxName is the file of the per-model kernel's PTX.
+func ptxName(s Spec) string { return s.Package + ".ptx" }

@@ -23,7 +23,7 @@ func TestGolden(t *testing.T) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	want := []string{"gibbs5.cu", "gibbs5.fatbin", "gibbs5.go", "gibbs5_test.go", "gibbsgen.json"}
+	want := []string{"gibbs5.cu", "gibbs5.fatbin", "gibbs5.go", "gibbs5.ptx", "gibbs5_test.go", "gibbsgen.json"}
 	if strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Fatalf("package files %v, want %v", names, want)
 	}

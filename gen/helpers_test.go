@@ -25,6 +25,8 @@ var (
 func fakeBuild() Build {
 	return Build{
 		Fatbin:  []byte("not a real fatbin\n"),
+		PTX:     []byte("// not real PTX\n"),
+		PTXArch: "compute_80",
 		Targets: []string{"sm_80", "sm_90", "compute_90"},
 		NVCC:    "11.8.89",
 		Resources: []Resources{

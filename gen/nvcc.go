@@ -159,9 +159,12 @@ type Resources struct {
 	SharedBytes int    `json:"shared_bytes"`
 }
 
-// Build is the output of one nvcc run.
+// Build is the output of nvcc: the fatbin and, for a package with a
+// per-model kernel, its PTX.
 type Build struct {
 	Fatbin    []byte
+	PTX       []byte // nil when the package has no PTX kernel
+	PTXArch   string // the virtual architecture of PTX, e.g. "compute_75"
 	Targets   []string
 	NVCC      string // nvcc version
 	Resources []Resources
@@ -206,28 +209,12 @@ func NVCCArgs(src, out string, targets []string, threads int) []string {
 // Compile runs nvcc on src in a scratch directory and returns the fatbin and
 // resource report. A spill is an error unless allowSpills.
 func (tc *Toolchain) Compile(ctx context.Context, src Source, targets []string, threads int, allowSpills bool) (Build, error) {
-	dir, err := os.MkdirTemp("", "gibbsgen-nvcc-")
-	if err != nil {
-		return Build{}, err
-	}
-	defer os.RemoveAll(dir)
-	if err := os.WriteFile(filepath.Join(dir, src.Name), src.Text, 0o644); err != nil {
-		return Build{}, err
-	}
 	args := NVCCArgs(src.Name, "out.fatbin", targets, threads)
-	cmd := exec.CommandContext(ctx, tc.Path, args...)
-	cmd.Dir = dir // relative names keep the scratch path out of the fatbin
-	var stderr bytes.Buffer
-	cmd.Stdout = &stderr
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return Build{}, &NVCCError{Args: args, Err: err, Output: stderr.String()}
-	}
-	fatbin, err := os.ReadFile(filepath.Join(dir, "out.fatbin"))
+	fatbin, log, err := tc.run(ctx, src, args, "out.fatbin")
 	if err != nil {
-		return Build{}, fmt.Errorf("nvcc succeeded but wrote no fatbin: %w", err)
+		return Build{}, err
 	}
-	b := Build{Fatbin: fatbin, Targets: targets, NVCC: tc.Version, Log: stderr.String()}
+	b := Build{Fatbin: fatbin, Targets: targets, NVCC: tc.Version, Log: log}
 	b.Resources = ParsePtxas(b.Log)
 	if !allowSpills {
 		var spills []Resources
@@ -241,6 +228,58 @@ func (tc *Toolchain) Compile(ctx context.Context, src Source, targets []string, 
 		}
 	}
 	return b, nil
+}
+
+// PTXArgs is the nvcc command line that compiles src to PTX for the
+// virtual architecture arch. Only the front end runs: the PTX holds the
+// per-model kernel's coefficient markers, which ptxas would reject, and
+// the driver assembles it after the runtime has written them.
+func PTXArgs(src, out, arch string) []string {
+	return []string{"-ptx", "-O3", "--fmad=false", "-std=c++17", "-arch=" + arch, "-o", out, src}
+}
+
+// PTXArch is the virtual architecture of the oldest of targets, so that
+// the PTX runs wherever the fatbin does.
+func PTXArch(targets []string) string {
+	oldest := 0
+	for _, t := range targets {
+		if n, ok := archNumber(t); ok && (oldest == 0 || n < oldest) {
+			oldest = n
+		}
+	}
+	return fmt.Sprintf("compute_%d", oldest)
+}
+
+// CompilePTX compiles src to PTX for arch.
+func (tc *Toolchain) CompilePTX(ctx context.Context, src Source, arch string) ([]byte, error) {
+	ptx, _, err := tc.run(ctx, src, PTXArgs(src.Name, "out.ptx", arch), "out.ptx")
+	return ptx, err
+}
+
+// run writes src to a scratch directory, runs nvcc there with args and
+// returns the file out and nvcc's output.
+func (tc *Toolchain) run(ctx context.Context, src Source, args []string, out string) ([]byte, string, error) {
+	dir, err := os.MkdirTemp("", "gibbsgen-nvcc-")
+	if err != nil {
+		return nil, "", err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.WriteFile(filepath.Join(dir, src.Name), src.Text, 0o644); err != nil {
+		return nil, "", err
+	}
+	cmd := exec.CommandContext(ctx, tc.Path, args...)
+	cmd.Dir = dir // relative names keep the scratch path out of the output
+	var stderr bytes.Buffer
+	cmd.Stdout = &stderr
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, "", &NVCCError{Args: args, Err: err, Output: stderr.String()}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, out))
+	if err != nil {
+		return nil, "", fmt.Errorf("nvcc succeeded but wrote no %s: %w", out, err)
+	}
+	return b, stderr.String(), nil
 }
 
 var (

@@ -457,7 +457,7 @@ func TestCompileNVCCFails(t *testing.T) {
 func TestCompileNoFatbin(t *testing.T) {
 	tc := nvccCompileFake(t, "\texit 0")
 	_, err := tc.Compile(context.Background(), nvccTestSource(t), []string{"sm_80"}, 1, false)
-	if err == nil || !strings.Contains(err.Error(), "wrote no fatbin") {
+	if err == nil || !strings.Contains(err.Error(), "wrote no out.fatbin") {
 		t.Errorf("Compile = %v, want a missing-fatbin error", err)
 	}
 }
@@ -547,5 +547,26 @@ func TestCompileSpills(t *testing.T) {
 	}
 	if !reflect.DeepEqual(b.Resources[7], spill) || string(b.Fatbin) != "FATBIN\x00\x01" {
 		t.Errorf("with allowSpills: Resources[7] = %+v, fatbin %q", b.Resources[7], b.Fatbin)
+	}
+}
+
+// TestPTXArch: the per-model kernel's PTX targets the oldest architecture
+// of the build, so that it JIT-compiles wherever the fatbin runs.
+func TestPTXArch(t *testing.T) {
+	for _, c := range []struct {
+		targets []string
+		want    string
+	}{
+		{[]string{"sm_75", "sm_80", "sm_90", "compute_90"}, "compute_75"},
+		{[]string{"sm_90"}, "compute_90"},
+		{[]string{"compute_86", "sm_89"}, "compute_86"},
+	} {
+		if got := gen.PTXArch(c.targets); got != c.want {
+			t.Errorf("PTXArch(%v) = %s, want %s", c.targets, got, c.want)
+		}
+	}
+	args := strings.Join(gen.PTXArgs("m.cu", "out.ptx", "compute_80"), " ")
+	if args != "-ptx -O3 --fmad=false -std=c++17 -arch=compute_80 -o out.ptx m.cu" {
+		t.Errorf("PTXArgs = %q", args)
 	}
 }

@@ -20,7 +20,7 @@ import (
 )
 
 // Version is the gibbsgen version recorded in every generated file.
-const Version = "0.3.0"
+const Version = "0.4.0"
 
 // MaxDim is the largest supported float32 dimension: the largest any sweep
 // strategy of the kernel table supports (internal/kernels says why).

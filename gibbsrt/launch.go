@@ -46,6 +46,11 @@ func philoxArgs(in, out cuda.DevicePtr, n int) []any {
 	return []any{in, out, uint32(n)}
 }
 
+// transformArgs is the argument list of the Transform kernel.
+func transformArgs(out cuda.DevicePtr, first uint32, n int) []any {
+	return []any{out, first, uint32(n)}
+}
+
 // goKind is how the driver binding passes a launch argument.
 func goKind(a any) kernels.GoKind {
 	switch a.(type) {
@@ -90,5 +95,12 @@ func (s *Sampler) launch(l cuda.Locked, k *kernels.Kernel, traced bool, units in
 	if blocks > maxGridX {
 		return fmt.Errorf("gibbsrt: %d %s need %d blocks of kernel %s, over CUDA's grid limit %d", units, g.Unit, blocks, name, maxGridX)
 	}
-	return l.LaunchOn(s.stream, s.fn[name], [3]uint32{uint32(blocks), 1, 1}, [3]uint32{uint32(g.Threads), 1, 1}, 0, args...)
+	fn := s.fn[name]
+	if k.PTX {
+		var err error
+		if fn, err = s.specFunction(name); err != nil {
+			return err
+		}
+	}
+	return l.LaunchOn(s.stream, fn, [3]uint32{uint32(blocks), 1, 1}, [3]uint32{uint32(g.Threads), 1, 1}, 0, args...)
 }

@@ -15,7 +15,8 @@ type ModuleSpec struct {
 	Dim     int
 	DType   string // element type of the state and tables: "float32"
 	Fatbin  []byte
-	Kernels []string // entry points in the fatbin, rows of the kernel table
+	PTX     []byte   // the per-model kernel with its coefficient markers, if the package has one
+	Kernels []string // entry points, rows of the kernel table
 }
 
 // kernels resolves m.Kernels against the table and checks that the module
@@ -49,6 +50,9 @@ func (m ModuleSpec) kernels() ([]*kernels.Kernel, error) {
 			if o == k {
 				return nil, fmt.Errorf("gibbsrt: module lists kernel %s twice", name)
 			}
+		}
+		if k.PTX && len(m.PTX) == 0 {
+			return nil, fmt.Errorf("gibbsrt: module lists kernel %s but has no PTX", name)
 		}
 		if k.Role == kernels.Sweep {
 			strategies++

@@ -3,6 +3,7 @@ package gibbsrt
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -33,6 +34,15 @@ type Sampler struct {
 	// Scratch device buffers for the host-slice calls, grown on demand.
 	scratch     [2]cuda.DevicePtr
 	scratchSize [2]uint64
+
+	// The per-model kernel (specialize.go): the current model's, the
+	// compiled ones by model hash, and the compilations in flight.
+	spec       *specialization
+	specCached bool
+	specs      map[[32]byte]*specialization
+	generation int
+	useClock   uint64
+	compiling  sync.WaitGroup
 }
 
 // NewSampler opens device ordinal, loads m's fatbin and resolves the
@@ -50,6 +60,7 @@ func NewSampler(m ModuleSpec, device int) (*Sampler, error) {
 	s := &Sampler{
 		m: m, ctx: ctx, kernels: ks, fn: map[string]cuda.Function{}, sms: ctx.MultiprocessorCount(),
 		states: map[*DeviceState]struct{}{}, hosts: map[*HostState]struct{}{}, traces: map[*DeviceTrace]struct{}{},
+		specs: map[[32]byte]*specialization{},
 	}
 	if err := s.load(); err != nil {
 		ctx.Close()
@@ -70,6 +81,10 @@ func (s *Sampler) load() error {
 	}
 	s.mod = mod
 	for _, k := range s.kernels {
+		if k.PTX { // compiled per model, at SetModel
+			s.have = append(s.have, k.Strategy)
+			continue
+		}
 		f, err := mod.Function(k.Name)
 		if err != nil {
 			return err
@@ -86,6 +101,9 @@ func (s *Sampler) load() error {
 	}
 	return nil
 }
+
+// Module returns the description the sampler was loaded from.
+func (s *Sampler) Module() ModuleSpec { return s.m }
 
 // Dim returns the module's dimension.
 func (s *Sampler) Dim() int { return s.m.Dim }
@@ -158,6 +176,7 @@ func (s *Sampler) SetModel(Q [][]float64, mu []float64) error {
 		return err
 	}
 	s.co = co
+	s.specialize(co)
 	return nil
 }
 
@@ -199,7 +218,11 @@ func (s *Sampler) choose(chains, sweeps int) Strategy {
 	if s.strategy != Auto {
 		return s.strategy
 	}
-	return kernels.Choose(kernels.Shape{Dim: s.m.Dim, Chains: chains, Sweeps: sweeps, Multiprocessors: s.sms}, s.have)
+	have := s.have
+	if s.spec == nil || !s.spec.ready() { // compiling, failed, or no model yet
+		have = slices.DeleteFunc(slices.Clone(have), func(st Strategy) bool { return st == Specialized })
+	}
+	return kernels.Choose(kernels.Shape{Dim: s.m.Dim, Chains: chains, Sweeps: sweeps, Multiprocessors: s.sms}, have)
 }
 
 // check is the common prologue of every launch: open, model set.
@@ -516,6 +539,35 @@ func (s *Sampler) Philox(ctr [][4]uint32, key [][2]uint32) ([][4]uint32, error) 
 	return res, nil
 }
 
+// Transform evaluates the stream's normal transform on the device for the
+// words first, first+1, ... (mod 2³²), one per element of out: the device
+// side of the check against Normal.
+func (s *Sampler) Transform(first uint32, out []float32) error {
+	if uint64(len(out)) > 1<<31 {
+		return fmt.Errorf("gibbsrt: %d words in one Transform call, over 2^31", len(out))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	k, err := s.entry(kernels.Transform, Auto)
+	if err != nil || len(out) == 0 {
+		return err
+	}
+	return s.ctx.Do(func(l cuda.Locked) error {
+		b := uint64(len(out)) * 4
+		d, err := s.scratchBuffer(l, 1, b)
+		if err != nil {
+			return err
+		}
+		if err := s.launch(l, k, false, len(out), transformArgs(d, first, len(out))...); err != nil {
+			return err
+		}
+		return l.CopyFromDevice(unsafe.Pointer(&out[0]), d, b)
+	})
+}
+
 // scratchBuffer returns scratch buffer k with at least bytes bytes.
 func (s *Sampler) scratchBuffer(l cuda.Locked, k int, bytes uint64) (cuda.DevicePtr, error) {
 	if s.scratchSize[k] >= bytes {
@@ -544,6 +596,7 @@ func (s *Sampler) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.compiling.Wait() // the driver is done with the context
 	var errs []error
 	errs = append(errs, s.ctx.Do(func(l cuda.Locked) error {
 		var errs []error
@@ -575,6 +628,12 @@ func (s *Sampler) Close() error {
 		if s.mod != nil {
 			errs = append(errs, l.Unload(s.mod))
 		}
+		for _, sp := range s.specs {
+			for _, m := range sp.mods {
+				errs = append(errs, l.Unload(m))
+			}
+		}
+		clear(s.specs)
 		return errors.Join(errs...)
 	}))
 	errs = append(errs, s.ctx.Close())

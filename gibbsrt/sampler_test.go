@@ -71,6 +71,7 @@ func TestLaunchArgsMatchTable(t *testing.T) {
 		kernels.Normals:    normalsArgs(1, 10, 5, st),
 		kernels.Philox:     philoxArgs(1, 2, 10),
 		kernels.Moments:    momentsArgs(1, 1000, 8, 128, 2),
+		kernels.Transform:  transformArgs(1, 7, 100),
 	}
 	traced := tracedArgs(1, 10, 5, st, traceArgs{out: 3, index: 4, thin: 2, cols: 3, chain0: 1, chains: 5})
 	for _, k := range kernels.All() {

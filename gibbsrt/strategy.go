@@ -23,6 +23,12 @@ const (
 	// WarpPerChain runs one chain per warp, for batches too small to fill
 	// the GPU with one thread per chain.
 	WarpPerChain = kernels.WarpPerChain
+	// Specialized runs one chain per thread with the model's coefficients
+	// compiled into the kernel and its zero weights dropped: SetModel
+	// specializes the package's PTX and the driver compiles it in the
+	// background (see Sampler.Specialization). Auto runs it once it is
+	// compiled, wherever it would run SharedMemory.
+	Specialized = kernels.Specialized
 )
 
 // Strategies returns every strategy this runtime knows, Auto excluded.

@@ -19,13 +19,17 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 //
 // Version 3 (gibbsgen 0.3.0): the sweep kernels take trace arguments, and
 // a module has the moments kernel.
+//
+// Version 4 (gibbsgen 0.4.0): stream version 2 (the table-driven normal
+// transform), and a module has the transform kernel. A version 3 package
+// draws stream version 1, which this runtime's twin does not reproduce.
 const (
 	// GenVersion is the version gibbsgen writes into new packages.
 	GenVersion = kernels.ABIVersion
 	// MinVersion is the oldest generated-package version this runtime supports.
-	MinVersion = 3
+	MinVersion = 4
 	// MaxVersion is the newest generated-package version this runtime supports.
-	MaxVersion = 3
+	MaxVersion = 4
 )
 
 // EnforceVersion is used by generated code to assert compatibility; it has

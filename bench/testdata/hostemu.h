@@ -23,6 +23,12 @@ static dim3 blockIdx, blockDim, threadIdx, gridDim;
 #define __global__
 #define __launch_bounds__(x)
 #define __restrict__
+#define __shared__ static
+
+// Threads run one after another, so a barrier has nothing to wait for;
+// hostemu.cc stages the shared normal table for every thread first.
+static inline void __syncthreads() {}
+static inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
 
 static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((uint64_t)a * b) >> 32); }
 static inline float __uint_as_float(unsigned u) { float f; std::memcpy(&f, &u, 4); return f; }

@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"testing"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
 	"github.com/gibbsgen/gibbsgen/mcstat"
 )
@@ -71,6 +69,19 @@ func GPU(t *testing.T, h Harness) {
 			if got[i] != want[i] {
 				t.Errorf("device Philox4x32-10(%08x, %08x) = %08x, want %08x", ctr[i], key[i], got[i], want[i])
 			}
+		}
+	})
+
+	t.Run("Transform", func(t *testing.T) {
+		// Both ends of the word range and the sign change; every word with
+		// GIBBSGEN_NORMALS=full.
+		if fullNormals() {
+			CheckTransform(t, rt, 0, 1<<32)
+			t.Log("device transform equals gibbsrt.Normal on all 2^32 words")
+			return
+		}
+		for _, first := range []uint32{0, 1<<31 - 1<<21, 1<<32 - 1<<21} {
+			CheckTransform(t, rt, first, 1<<22)
 		}
 	})
 
@@ -426,6 +437,9 @@ func GPU(t *testing.T, h Harness) {
 		}
 		requireEqual(t, "state after no-ops and rejected calls", x, x0, d)
 	})
+
+	// Last: it sets other models and strategies.
+	t.Run("Specialized", func(t *testing.T) { gpuSpecialized(t, h, g) })
 }
 
 // GPUClose checks Close: idempotent, and every later call fails with
@@ -466,8 +480,8 @@ const gpuChains = 1 << 20
 
 // GPUDistribution runs the closed-form distribution checks on the GPU at a
 // million chains per target, checks the GPU equals the CPU twin exactly
-// after 1, 10 and 1000 sweeps on each target, and checks the frequency of
-// |z| > 4 among the device normals.
+// after 1, 10 and 1000 sweeps on each target, and checks the device's
+// normals with CheckNormals.
 func GPUDistribution(t *testing.T, h Harness) {
 	g := OpenGPU(t, h)
 	d := h.Dim
@@ -500,32 +514,21 @@ func GPUDistribution(t *testing.T, h Harness) {
 			}
 		})
 	}
-	t.Run("Tails", func(t *testing.T) {
-		chains := gpuChains / max(1, d/8)
-		z, err := g.Runtime().Normals(chains, 4, gibbsrt.Stream{Seed: 77})
+	t.Run("Normals", func(t *testing.T) {
+		// The device's normals pass CheckNormals: 2^25 of them, or 2^30
+		// with GIBBSGEN_NORMALS=full.
+		sweeps, total := 4, 1<<25
+		if fullNormals() {
+			sweeps, total = 16, 1<<30
+		}
+		chains := total / (sweeps * d)
+		z, err := g.Runtime().Normals(chains, sweeps, gibbsrt.Stream{Seed: 77, Sweep: 1 << 20, Chain: 1 << 40})
 		if err != nil {
 			t.Fatal(err)
 		}
-		CheckTails(t, z)
+		CheckNormals(t, z, d, chains, sweeps)
+		t.Logf("%d device normals (%d chains × %d sweeps × dim %d) pass CheckNormals", len(z), chains, sweeps, d)
 	})
-}
-
-// CheckTails compares the frequency of |z| > 4 with 2(1 − Φ(4)) within
-// 5.5 binomial standard deviations (two-sided false alarm about 4e-8).
-func CheckTails(t TB, z []float32) {
-	t.Helper()
-	p := 2 * distuv.UnitNormal.Survival(4)
-	n := float64(len(z))
-	count := 0
-	for _, v := range z {
-		if v > 4 || v < -4 {
-			count++
-		}
-	}
-	mean, sd := n*p, math.Sqrt(n*p*(1-p))
-	if math.Abs(float64(count)-mean) > 5.5*sd {
-		t.Errorf("%d of %d normals have |z| > 4; expected %.1f ± %.1f (5.5 SD bound)", count, len(z), mean, 5.5*sd)
-	}
 }
 
 // GPULargeState runs one sweep per strategy on a device-resident state of

@@ -125,6 +125,51 @@ func RandomSPD(dim int, cond float64, rng *rand.Rand, mu []float64) Model {
 	return newModel(fmt.Sprintf("RandomSPD(cond=%g)", cond), q, mu)
 }
 
+// SeedRecipe is the seed's dense test model, Q = L·Lᵀ + 2I with the
+// entries of L drawn from 0.1·N(0, 1), and mean zero.
+func SeedRecipe(dim int, rng *rand.Rand) Model {
+	l := mat.NewDense(dim, dim, nil)
+	for i := 0; i < dim; i++ {
+		for j := 0; j < dim; j++ {
+			l.Set(i, j, 0.1*rng.NormFloat64())
+		}
+	}
+	var llt mat.Dense
+	llt.Mul(l, l.T())
+	q := mat.NewSymDense(dim, nil)
+	for i := 0; i < dim; i++ {
+		for j := i; j < dim; j++ {
+			v := 0.5 * (llt.At(i, j) + llt.At(j, i))
+			if i == j {
+				v += 2
+			}
+			q.SetSym(i, j, v)
+		}
+	}
+	return newModel("SeedRecipe(L·Lᵀ+2I)", q, make([]float64, dim))
+}
+
+// RandomSparse is a diagonally dominant Q with each off-diagonal pair
+// nonzero with probability density, with weights of both signs: most
+// weights are exact zeros, which the specialized kernel drops.
+func RandomSparse(dim int, density float64, rng *rand.Rand, mu []float64) Model {
+	q := mat.NewSymDense(dim, nil)
+	for i := 0; i < dim; i++ {
+		q.SetSym(i, i, 1+rng.Float64())
+	}
+	for i := 0; i < dim; i++ {
+		for j := i + 1; j < dim; j++ {
+			if rng.Float64() < density {
+				v := rng.Float64() - 0.5
+				q.SetSym(i, j, v)
+				q.SetSym(i, i, q.At(i, i)+math.Abs(v))
+				q.SetSym(j, j, q.At(j, j)+math.Abs(v))
+			}
+		}
+	}
+	return newModel(fmt.Sprintf("RandomSparse(density=%g)", density), q, mu)
+}
+
 // NonzeroMean is a deterministic mean vector with entries of both signs and
 // varied magnitudes.
 func NonzeroMean(dim int) []float64 {

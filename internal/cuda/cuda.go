@@ -174,6 +174,7 @@ type driver struct {
 	cuCtxSetCurrent           func(ctx uintptr) Result
 	cuCtxSynchronize          func() Result
 	cuModuleLoadData          func(mod *uintptr, image unsafe.Pointer) Result
+	cuModuleLoadDataEx        func(mod *uintptr, image unsafe.Pointer, n uint32, opts *int32, vals *uintptr) Result
 	cuModuleUnload            func(mod uintptr) Result
 	cuModuleGetFunction       func(f *uintptr, mod uintptr, name *byte) Result
 	cuModuleGetGlobal         func(ptr *uint64, bytes *uintptr, mod uintptr, name *byte) Result
@@ -258,6 +259,7 @@ func loadDriverFrom(library string) (*driver, error) {
 		{&d.cuCtxSetCurrent, []string{"cuCtxSetCurrent"}, nil},
 		{&d.cuCtxSynchronize, []string{"cuCtxSynchronize"}, nil},
 		{&d.cuModuleLoadData, []string{"cuModuleLoadData"}, nil},
+		{&d.cuModuleLoadDataEx, []string{"cuModuleLoadDataEx"}, nil},
 		{&d.cuModuleUnload, []string{"cuModuleUnload"}, nil},
 		{&d.cuModuleGetFunction, []string{"cuModuleGetFunction"}, nil},
 		{&d.cuModuleGetGlobal, []string{"cuModuleGetGlobal_v2"}, nil},

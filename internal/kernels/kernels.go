@@ -28,6 +28,7 @@ const (
 	ConstMemory
 	SharedMemory
 	WarpPerChain
+	Specialized
 )
 
 func (s Strategy) String() string {
@@ -56,7 +57,29 @@ const (
 	// Moments reduces recorded states to per-block counts, means and
 	// comoments in float64.
 	Moments
+	// Transform evaluates the normal transform on a range of words (a
+	// test entry point).
+	Transform
 )
+
+// String is the role's name in the manifest.
+func (r Role) String() string {
+	switch r {
+	case Sweep:
+		return "sweep"
+	case SweepNoise:
+		return "sweep_noise"
+	case Normals:
+		return "normals"
+	case Philox:
+		return "philox"
+	case Moments:
+		return "moments"
+	case Transform:
+		return "transform"
+	}
+	return fmt.Sprintf("Role(%d)", int(r))
+}
 
 // Shape is what Auto knows about a launch.
 type Shape struct {
@@ -91,6 +114,10 @@ type Kernel struct {
 	Role  Role
 	Block string // the template block in templates/ that defines it
 	Doc   string // for the manifest
+
+	// PTX marks a kernel that ships as PTX text instead of in the fatbin:
+	// the runtime specializes it to each model and the driver compiles it.
+	PTX bool
 
 	// Strategy, StrategyName and GoName (the constant's name in gibbsrt
 	// and in generated packages) are set for Role Sweep only.
@@ -219,7 +246,7 @@ var table = []Kernel{
 		Geometry: threadPerChain,
 		Symbols:  []string{SymbolWeightG, SymbolOffset, SymbolScale},
 		MaxDim:   threadMaxDim, DTypes: float32Only,
-		AutoRank: 2,
+		AutoRank: 3,
 		Prefer:   func(Shape) bool { return true },
 		AutoDoc:  "otherwise",
 	},
@@ -251,10 +278,33 @@ var table = []Kernel{
 		AutoDoc: "fewer than 64 chains per multiprocessor, where one thread per chain leaves the schedulers idle",
 	},
 	{
+		Name: "gibbs_sweep_model", Role: Sweep, Block: "kernel_model", PTX: true,
+		Traced: "gibbs_sweep_model_trace", TracedParams: traceParams,
+		Strategy: Specialized, StrategyName: "model", GoName: "Specialized",
+		Doc:      "as gibbs_sweep_const with the model's coefficients in the instructions and its zero weights' fmas dropped. Shipped as PTX in which each coefficient is a marker on its own line of inline PTX: GGW_k (weight[k], k = j*stride+i), GGO_i (offset[i]), GGS_i (scale[i]); the host writes each as its float32 bits (0fXXXXXXXX), deletes the lines whose GGW_k is a zero weight, and JIT-compiles the result (cuModuleLoadDataEx)",
+		Params:   sweepParams,
+		Geometry: threadPerChain,
+		MaxDim:   threadMaxDim, DTypes: float32Only,
+		// The runtime offers it to Auto only once the model's kernel is
+		// compiled; until then, or if the JIT fails, Auto picks among the rest.
+		AutoRank: 2,
+		Prefer:   func(Shape) bool { return true },
+		AutoDoc:  "once the model's kernel is compiled, wherever shared memory would run",
+	},
+	{
 		Name: "gibbs_philox", Role: Philox, Block: "kernel_philox",
 		Doc: "test entry point: Philox4x32-10 of in[6t..6t+5] = (ctr0..3, key0..1) into out[4t..4t+3]",
 		Params: []Param{
 			{"in", ConstU32P}, {"out", U32P}, {"n", U32},
+		},
+		Geometry: onePerRecord,
+		MaxDim:   threadMaxDim, DTypes: float32Only,
+	},
+	{
+		Name: "gibbs_transform", Role: Transform, Block: "kernel_transform",
+		Doc: "test entry point: out[t] = the stream's normal of the word first+t (mod 2^32), t < n",
+		Params: []Param{
+			{"out", RealP}, {"first", U32}, {"n", U32},
 		},
 		Geometry: onePerRecord,
 		MaxDim:   threadMaxDim, DTypes: float32Only,
@@ -382,4 +432,4 @@ func Choose(s Shape, have []Strategy) Strategy {
 // description that a generated package records (gibbsrt.GenVersion). Bump
 // it when a change makes packages generated before it unusable with the
 // new runtime, or the reverse.
-const ABIVersion = 3
+const ABIVersion = 4

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -16,6 +17,9 @@ func TestTableRows(t *testing.T) {
 			t.Errorf("kernel %s: name or block %q repeated", k.Name, k.Block)
 		}
 		names[k.Name], blocks[k.Block] = true, true
+		if strings.HasPrefix(k.Role.String(), "Role(") {
+			t.Errorf("kernel %s: role %d has no name for the manifest", k.Name, k.Role)
+		}
 		if k.MaxDim < 1 || len(k.DTypes) == 0 || len(k.Params) == 0 || k.Geometry.PerBlock < 1 || k.Geometry.Threads < 1 {
 			t.Errorf("kernel %s: incomplete row %+v", k.Name, k)
 		}
@@ -46,7 +50,7 @@ func TestTableRows(t *testing.T) {
 			t.Errorf("Auto's last strategy %s does not hold at %+v: some shapes fall through", last.Name, s)
 		}
 	}
-	if got := Strategies(); !slices.Equal(got, []Strategy{ConstMemory, SharedMemory, WarpPerChain}) {
+	if got := Strategies(); !slices.Equal(got, []Strategy{ConstMemory, SharedMemory, WarpPerChain, Specialized}) {
 		t.Errorf("Strategies() = %v", got)
 	}
 	if MaxDim(Float32) != 64 || MaxDim(Float64) != 0 {

@@ -1,0 +1,131 @@
+package gibbstest
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gibbsgen/gibbsgen/gibbsrt"
+)
+
+// gpuSpecialized checks the per-model kernel, where the package has one:
+// bit for bit against the twin on banded and sparse models (the dense one
+// runs in GPU's per-strategy subtests), the cache, Auto's switch once the
+// kernel is compiled, and the fallback when the driver cannot compile it.
+func gpuSpecialized(t *testing.T, h Harness, g GPUSampler) {
+	rt := g.Runtime()
+	if !slices.Contains(rt.Strategies(), gibbsrt.Specialized) {
+		t.Skip("the package has no per-model kernel")
+	}
+	d := h.Dim
+	rng := rand.New(rand.NewPCG(uint64(d), 17))
+	st := gibbsrt.Stream{Seed: 0x5eed, Sweep: 1<<33 + 3, Chain: 1<<35 + 9}
+	models := []Model{AR1(d, 0.6, NonzeroMean(d)), RandomSparse(d, 0.1, rng, NonzeroMean(d)), Lattice(d, 0.5, NonzeroMean(d))}
+	for _, m := range models {
+		t.Run(m.Name, func(t *testing.T) {
+			if err := g.SetStrategy(gibbsrt.Specialized); err != nil {
+				t.Fatal(err)
+			}
+			if err := g.SetModel(m.Rows(), m.Mu); err != nil {
+				t.Fatal(err)
+			}
+			sp := rt.WaitSpecialization()
+			if sp.State != gibbsrt.Ready {
+				t.Fatalf("specialization %v: %v", sp.State, sp.Err)
+			}
+			if zeros := offDiagonalZeros(m); zeros > 0 && sp.Dropped == 0 {
+				t.Errorf("none of the %d zero weights of %s dropped", zeros, m.Name)
+			}
+			t.Logf("%s: %d fmas kept, %d dropped; %d registers; JIT %v (total %v)", m.Name, sp.Kept, sp.Dropped, sp.Registers, sp.JIT, sp.Total)
+			ref := h.reference(t, m)
+			for _, chains := range []int{1, 129, 1000} {
+				requireSameSweeps(t, "specialized kernel vs CPU", g.Sweep, ref, randomState(rng, chains, d), 7, st, d)
+			}
+		})
+	}
+
+	t.Run("CacheAndAuto", func(t *testing.T) {
+		if err := g.SetStrategy(gibbsrt.Auto); err != nil {
+			t.Fatal(err)
+		}
+		a, b := models[0], models[1]
+		for _, m := range []Model{a, b, a} {
+			if err := g.SetModel(m.Rows(), m.Mu); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sp := rt.Specialization()
+		if !sp.Cached || sp.State != gibbsrt.Ready {
+			t.Errorf("setting a compiled model again: cached %v, state %v", sp.Cached, sp.State)
+		}
+		if got := rt.Choose(1<<20, 100); got != gibbsrt.Specialized {
+			t.Errorf("Auto chose %v for 2^20 chains with the model's kernel ready", got)
+		}
+		requireSameSweeps(t, "Auto after a cached SetModel vs CPU", g.Sweep, h.reference(t, a), randomState(rng, 4096, d), 3, st, d)
+	})
+
+	t.Run("Fallback", func(t *testing.T) {
+		// PTX the driver rejects: Auto runs the rest, the state says why,
+		// and asking for the strategy is an error.
+		m := rt.Module()
+		m.PTX = bytes.ReplaceAll(m.PTX, []byte("\tret;"), []byte("\tret.bogus;"))
+		if !bytes.Contains(m.PTX, []byte("ret.bogus")) {
+			t.Fatal("the PTX has no ret to corrupt; update the test")
+		}
+		s, err := gibbsrt.NewSampler(m, rt.Device().Ordinal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		model := models[1]
+		if err := s.SetModel(model.Rows(), model.Mu); err != nil {
+			t.Fatal(err)
+		}
+		sp := s.WaitSpecialization()
+		if sp.State != gibbsrt.Failed || sp.Err == nil || !strings.Contains(sp.Err.Error(), "compile") {
+			t.Fatalf("corrupt PTX: state %v, err %v", sp.State, sp.Err)
+		}
+		t.Logf("the driver's refusal, as reported: %v", sp.Err)
+		if got := s.Choose(1<<20, 100); got == gibbsrt.Specialized {
+			t.Error("Auto chose the kernel that failed to compile")
+		}
+		requireSameSweeps(t, "Auto after a failed JIT vs CPU", s.Sweep, h.reference(t, model), randomState(rng, 300, d), 3, st, d)
+		if err := s.SetStrategy(gibbsrt.Specialized); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Sweep(make([]float32, d), 1, st); err == nil || !strings.Contains(err.Error(), "unavailable") {
+			t.Errorf("Sweep with the failed strategy: %v", err)
+		}
+	})
+}
+
+// offDiagonalZeros counts the zero entries of Q off its diagonal.
+func offDiagonalZeros(m Model) int {
+	n := 0
+	for i, row := range m.Rows() {
+		for j, v := range row {
+			if i != j && v == 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// requireSameSweeps runs sweeps sweeps from x0 with sweep and with the twin
+// ref, and requires the same bits.
+func requireSameSweeps(t *testing.T, what string, sweep func([]float32, int, gibbsrt.Stream) error, ref CPUSampler,
+	x0 []float32, sweeps int, st gibbsrt.Stream, dim int) {
+	t.Helper()
+	want := append([]float32(nil), x0...)
+	if err := ref.Sweep(want, sweeps, st); err != nil {
+		t.Fatal(err)
+	}
+	got := append([]float32(nil), x0...)
+	if err := sweep(got, sweeps, st); err != nil {
+		t.Fatal(err)
+	}
+	requireEqual(t, what, got, want, dim)
+}

@@ -1,0 +1,115 @@
+package gibbsrt
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+)
+
+// ptxFixture is the shape of the per-model kernel's PTX: one marker per
+// line of inline PTX.
+const ptxFixture = `.visible .entry gibbs_sweep_model(
+	mov.f32 %f1, GGO_0;
+	mov.f32 %f2, GGO_1;
+	fma.rn.f32 %f1, %f9, GGW_4, %f1;
+	fma.rn.f32 %f2, %f8, GGW_1, %f2;
+	fma.rn.f32 %f3, %f7, GGS_1, %f2;
+	ret;
+}
+`
+
+func fixtureModel(t *testing.T, q01 float64) *Coefficients[float32] {
+	t.Helper()
+	co, err := NewCoefficients[float32](2, [][]float64{{2, q01}, {q01, 4}}, []float64{1, -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return co
+}
+
+// TestSpecializePTX: markers become the coefficients' bits; a zero weight's
+// line (+0, or the -0 that -Q/Q_ii gives for Q = 0) goes; nothing else
+// changes.
+func TestSpecializePTX(t *testing.T) {
+	co := fixtureModel(t, 1)
+	out, dropped, kept, err := specializePTX([]byte(ptxFixture), co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.NewReplacer(
+		"GGO_0", hexf(co.Offset[0]), "GGO_1", hexf(co.Offset[1]),
+		"GGW_4", hexf(co.Weight[4]), "GGW_1", hexf(co.Weight[1]),
+		"GGS_1", hexf(co.Scale[1]),
+	).Replace(ptxFixture)
+	if string(out) != want {
+		t.Errorf("specialized PTX:\n%s\nwant:\n%s", out, want)
+	}
+	if co.Weight[1] != -0.25 || co.Weight[4] != -0.5 || hexf(co.Weight[4]) != "0fBF000000" {
+		t.Errorf("weights %v %v (%s): the fixture's model is not what the test assumes", co.Weight[1], co.Weight[4], hexf(co.Weight[1]))
+	}
+	if dropped != 0 || kept != 2 {
+		t.Errorf("dropped, kept = %d, %d; want 0, 2", dropped, kept)
+	}
+
+	zero := fixtureModel(t, 0)
+	out, dropped, kept, err = specializePTX([]byte(ptxFixture), zero)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = strings.NewReplacer(
+		"\tfma.rn.f32 %f1, %f9, GGW_4, %f1;\n", "", "\tfma.rn.f32 %f2, %f8, GGW_1, %f2;\n", "",
+		"GGO_0", hexf(zero.Offset[0]), "GGO_1", hexf(zero.Offset[1]), "GGS_1", hexf(zero.Scale[1]),
+	).Replace(ptxFixture)
+	if string(out) != want || dropped != 2 || kept != 0 {
+		t.Errorf("zero weights: dropped, kept = %d, %d; PTX:\n%s\nwant:\n%s", dropped, kept, out, want)
+	}
+}
+
+func hexf(v float32) string { return fmt.Sprintf("0f%08X", math.Float32bits(v)) }
+
+func TestSpecializePTXRejects(t *testing.T) {
+	co := fixtureModel(t, 1)
+	for _, bad := range []string{
+		"\tfma.rn.f32 %f1, %f2, GGW_8, %f1;\n",                    // past the 2x4 weight table
+		"\tmov.f32 %f1, GGO_2;\n",                                 // past the offsets
+		"\tfma.rn.f32 %f1, GGS_0, GGW_1, %f1;\n",                  // two markers
+		"\tfma.rn.f32 %f1, %f2, GGW_99999999999999999999, %f1;\n", // not an int
+	} {
+		if _, _, _, err := specializePTX([]byte(bad), co); err == nil {
+			t.Errorf("specializePTX(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestModelHash(t *testing.T) {
+	a, b := fixtureModel(t, 1), fixtureModel(t, 0.5)
+	if modelHash(a) != modelHash(fixtureModel(t, 1)) {
+		t.Error("the same model hashes differently")
+	}
+	if modelHash(a) == modelHash(b) {
+		t.Error("different models hash alike")
+	}
+	// -Q10/Q11 with Q10 = 0 is -0; +0 there is another table (and
+	// another PTX), so another hash.
+	c, d := fixtureModel(t, 0), fixtureModel(t, 0)
+	d.Weight[1] = 0
+	if math.Float32bits(c.Weight[1]) != 0x80000000 {
+		t.Fatalf("weight %v is not -0", c.Weight[1])
+	}
+	if modelHash(c) == modelHash(d) {
+		t.Error("tables that differ in a sign bit hash alike")
+	}
+}
+
+// TestPTXEntry: one entry point's module keeps the declarations and drops
+// the other entry points' blocks.
+func TestPTXEntry(t *testing.T) {
+	const ptx = ".version 7.8\n.global .b8 tab[4];\n\n.visible .entry a(\n\t.param .u64 p\n)\n{\n\tret;\n\n}\n\t// .globl\tb\n.visible .entry b(\n\t.param .u64 q\n)\n{\n\tret;\n\n}\n"
+	if got, want := string(ptxEntry([]byte(ptx), "a")), ".version 7.8\n.global .b8 tab[4];\n\n.visible .entry a(\n\t.param .u64 p\n)\n{\n\tret;\n\n}\n\t// .globl\tb\n"; got != want {
+		t.Errorf("entry a:\n%q\nwant\n%q", got, want)
+	}
+	if got, want := string(ptxEntry([]byte(ptx), "b")), ".version 7.8\n.global .b8 tab[4];\n\n\t// .globl\tb\n.visible .entry b(\n\t.param .u64 q\n)\n{\n\tret;\n\n}\n"; got != want {
+		t.Errorf("entry b:\n%q\nwant\n%q", got, want)
+	}
+}
