@@ -98,7 +98,7 @@ func (s *Sampler) launch(l cuda.Locked, k *kernels.Kernel, traced bool, units in
 	fn := s.fn[name]
 	if k.PTX {
 		var err error
-		if fn, err = s.specFunction(name); err != nil {
+		if fn, err = s.specFunction(k, name); err != nil {
 			return err
 		}
 	}

@@ -214,12 +214,16 @@ func (s *Sampler) Choose(chains, sweeps int) Strategy {
 	return s.choose(chains, sweeps)
 }
 
-func (s *Sampler) choose(chains, sweeps int) Strategy {
+func (s *Sampler) choose(chains, sweeps int) Strategy { return s.chooseFor(chains, sweeps, false) }
+
+// chooseFor is choose for a plain or a traced launch: Auto runs the
+// per-model kernel once that entry point of it is compiled.
+func (s *Sampler) chooseFor(chains, sweeps int, traced bool) Strategy {
 	if s.strategy != Auto {
 		return s.strategy
 	}
 	have := s.have
-	if s.spec == nil || !s.spec.ready() { // compiling, failed, or no model yet
+	if !s.specReady(traced) { // compiling, failed, or no model yet
 		have = slices.DeleteFunc(slices.Clone(have), func(st Strategy) bool { return st == Specialized })
 	}
 	return kernels.Choose(kernels.Shape{Dim: s.m.Dim, Chains: chains, Sweeps: sweeps, Multiprocessors: s.sms}, have)
@@ -385,7 +389,7 @@ func (s *Sampler) Synchronize() error {
 const maxSweepsPerLaunch = 1 << 31
 
 func (s *Sampler) launchSweeps(l cuda.Locked, x cuda.DevicePtr, chains, sweeps int, st Stream, t traceArgs) error {
-	k, err := s.entry(kernels.Sweep, s.choose(chains, sweeps))
+	k, err := s.entry(kernels.Sweep, s.chooseFor(chains, sweeps, t.out != 0))
 	if err != nil {
 		return err
 	}
@@ -629,7 +633,7 @@ func (s *Sampler) Close() error {
 			errs = append(errs, l.Unload(s.mod))
 		}
 		for _, sp := range s.specs {
-			for _, m := range sp.mods {
+			for _, m := range sp.modules() {
 				errs = append(errs, l.Unload(m))
 			}
 		}

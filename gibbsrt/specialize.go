@@ -9,7 +9,6 @@ import (
 	"math"
 	"regexp"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/gibbsgen/gibbsgen/internal/cuda"
@@ -55,47 +54,77 @@ func (s SpecializationState) String() string {
 	return "none"
 }
 
-// Specialization describes the current model's specialized kernel.
+// Specialization describes the current model's specialized kernel. Its
+// plain entry point is compiled first, and State turns Ready with it; the
+// traced one (for SweepTrace and traced Runs) follows, and Auto uses the
+// kernel for traced launches once TracedState is Ready.
 type Specialization struct {
-	State      SpecializationState
-	Err        error         // for Failed
-	Cached     bool          // SetModel found the model compiled already
-	Dropped    int           // fmas by zero weights deleted from the PTX
-	Kept       int           // fmas by nonzero weights
-	Registers  int           // per thread, of the plain kernel
-	JIT        time.Duration // the driver's compile time, the longer of the two entry points'
-	Total      time.Duration // writing the PTX, compiling and loading
-	InfoLog    string        // the driver's JIT log
-	ModelHash  [32]byte
-	Generation int // counts SetModel calls, to tell models apart
+	State       SpecializationState
+	Err         error // for Failed
+	TracedState SpecializationState
+	TracedErr   error
+	Cached      bool          // SetModel found the model compiled already
+	Dropped     int           // fmas by zero weights deleted from the PTX
+	Kept        int           // fmas by nonzero weights
+	Registers   int           // per thread, of the plain kernel
+	JIT         time.Duration // the driver's compile time of the plain kernel
+	Total       time.Duration // SetModel to the plain kernel's readiness: writing the PTX, compiling, loading
+	InfoLog     string        // the driver's JIT log
+	ModelHash   [32]byte
+	Generation  int // counts SetModel calls, to tell models apart
 }
 
-// specialization is one compiled model, shared by the cache and the
-// sampler; its fields are written once, before done is closed.
-type specialization struct {
-	hash    [32]byte
-	done    chan struct{}
-	mods    []*cuda.Module // the plain and the traced entry point's
-	fn      map[string]cuda.Function
-	err     error
-	dropped int
-	kept    int
-	regs    int
-	report  cuda.JITReport
-	total   time.Duration
-	used    uint64 // the sampler's use clock at its last SetModel
+// entryBuild is the compile of one entry point; its fields are written
+// once, before done is closed.
+type entryBuild struct {
+	done chan struct{}
+	mod  *cuda.Module
+	fn   cuda.Function
+	regs int
+	rep  cuda.JITReport
+	err  error
+	took time.Duration // since the compile started
 }
 
-func (sp *specialization) finished() bool {
+func (e *entryBuild) finished() bool {
 	select {
-	case <-sp.done:
+	case <-e.done:
 		return true
 	default:
 		return false
 	}
 }
 
-func (sp *specialization) ready() bool { return sp.finished() && sp.err == nil }
+func (e *entryBuild) ready() bool { return e.finished() && e.err == nil }
+
+func (e *entryBuild) state() SpecializationState {
+	switch {
+	case !e.finished():
+		return Compiling
+	case e.err != nil:
+		return Failed
+	}
+	return Ready
+}
+
+// specialization is one model's compiled kernel, shared by the cache and
+// the sampler.
+type specialization struct {
+	hash          [32]byte
+	plain, traced entryBuild
+	dropped, kept int    // written before plain.done is closed
+	used          uint64 // the sampler's use clock at its last SetModel
+}
+
+func (sp *specialization) finished() bool { return sp.plain.finished() && sp.traced.finished() }
+
+// build returns the compile of entry point name.
+func (sp *specialization) build(k *kernels.Kernel, name string) *entryBuild {
+	if name == k.Traced {
+		return &sp.traced
+	}
+	return &sp.plain
+}
 
 // modelHash identifies a model by the bits of its kernel tables.
 func modelHash(co *Coefficients[float32]) [32]byte {
@@ -187,79 +216,62 @@ func (s *Sampler) specialize(co *Coefficients[float32]) {
 		s.spec, s.specCached = sp, true
 		return
 	}
-	sp := &specialization{hash: h, done: make(chan struct{}), used: s.useClock}
+	sp := &specialization{hash: h, used: s.useClock}
+	sp.plain.done, sp.traced.done = make(chan struct{}), make(chan struct{})
 	s.specs[h] = sp
 	s.spec, s.specCached = sp, false
 	s.evict()
 	s.compiling.Add(1)
 	go func() {
 		defer s.compiling.Done()
-		defer close(sp.done)
 		s.compile(sp, k, co)
 	}()
 }
 
-// compile builds sp. It takes no lock of the sampler: the other strategies
-// keep running meanwhile. The plain and the traced entry points are
-// compiled as two modules at once, on two threads, so that the kernel is
-// ready after the longer of the two compiles rather than their sum.
+// compile builds sp, the plain entry point first (Auto can use it as soon
+// as it is ready), then the traced one, each as a module of its own. It
+// takes no lock of the sampler, and the driver compiles in a context of its
+// own (cuda.LoadPTX): the sampler's launches go on meanwhile.
 func (s *Sampler) compile(sp *specialization, k *kernels.Kernel, co *Coefficients[float32]) {
 	start := time.Now()
-	defer func() { sp.total = time.Since(start) }()
 	ptx, dropped, kept, err := specializePTX(s.m.PTX, co)
+	sp.dropped, sp.kept = dropped, kept
+	for _, name := range []string{k.Name, k.Traced} {
+		e := sp.build(k, name)
+		if err != nil {
+			e.err = err // the plain one's failure stands for both
+		} else {
+			s.buildEntry(e, ptxEntry(ptx, name), name)
+			err = e.err
+		}
+		e.took = time.Since(start)
+		close(e.done)
+	}
+}
+
+// buildEntry compiles and loads one entry point's PTX, and checks that it
+// does not spill.
+func (s *Sampler) buildEntry(e *entryBuild, ptx []byte, name string) {
+	mod, rep, err := s.ctx.LoadPTX(ptx)
+	e.rep = rep
 	if err != nil {
-		sp.err = err
+		e.err = fmt.Errorf("gibbsrt: the driver could not compile the specialized kernel %s: %w", name, err)
 		return
 	}
-	sp.dropped, sp.kept = dropped, kept
-	names := []string{k.Name, k.Traced}
-	type result struct {
-		mod *cuda.Module
-		fn  cuda.Function
-		res cuda.FuncResources
-		rep cuda.JITReport
-		err error
+	var r cuda.FuncResources
+	fn, err := mod.Function(name)
+	if err == nil {
+		r, err = s.ctx.Resources(fn)
 	}
-	results := make([]result, len(names))
-	var wg sync.WaitGroup
-	for i, name := range names {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := &results[i]
-			r.mod, r.rep, r.err = s.ctx.LoadPTX(ptxEntry(ptx, name))
-			if r.err != nil {
-				r.err = fmt.Errorf("gibbsrt: the driver could not compile the specialized kernel %s: %w", name, r.err)
-				return
-			}
-			if r.fn, r.err = r.mod.Function(name); r.err == nil {
-				r.res, r.err = s.ctx.Resources(r.fn)
-			}
-			if r.err == nil && r.res.LocalBytes > 0 {
-				r.err = fmt.Errorf("gibbsrt: the specialized kernel %s would spill (%d registers, %d bytes of local memory per thread)", name, r.res.Registers, r.res.LocalBytes)
-			}
-		}()
+	if err == nil && r.LocalBytes > 0 {
+		err = fmt.Errorf("gibbsrt: the specialized kernel %s would spill (%d registers, %d bytes of local memory per thread)", name, r.Registers, r.LocalBytes)
 	}
-	wg.Wait()
-	sp.fn = map[string]cuda.Function{}
-	for i, r := range results {
-		sp.report.Wall = max(sp.report.Wall, r.rep.Wall)
-		sp.report.InfoLog += r.rep.InfoLog
-		if r.err != nil && sp.err == nil {
-			sp.err = r.err
-		}
-		if r.mod != nil {
-			sp.mods = append(sp.mods, r.mod)
-		}
-		sp.fn[names[i]] = r.fn
+	if err != nil {
+		e.err = err
+		_ = mod.Unload()
+		return
 	}
-	sp.regs = results[0].res.Registers
-	if sp.err != nil {
-		for _, m := range sp.mods {
-			_ = m.Unload()
-		}
-		sp.mods, sp.fn = nil, nil
-	}
+	e.mod, e.fn, e.regs = mod, fn, r.Registers
 }
 
 // ptxEntry returns ptx without the entry points other than name: the
@@ -304,29 +316,51 @@ func (s *Sampler) evict() {
 			return
 		}
 		delete(s.specs, old.hash)
-		if len(old.mods) > 0 {
-			_ = s.ctx.Do(func(l cuda.Locked) error {
-				errs := []error{l.StreamSynchronize(s.stream)}
-				for _, m := range old.mods {
-					errs = append(errs, l.Unload(m))
-				}
-				return errors.Join(errs...)
-			})
+		_ = s.ctx.Do(func(l cuda.Locked) error {
+			errs := []error{l.StreamSynchronize(s.stream)}
+			for _, m := range old.modules() {
+				errs = append(errs, l.Unload(m))
+			}
+			return errors.Join(errs...)
+		})
+	}
+}
+
+// modules returns sp's loaded modules.
+func (sp *specialization) modules() []*cuda.Module {
+	var out []*cuda.Module
+	for _, e := range []*entryBuild{&sp.plain, &sp.traced} {
+		if e.mod != nil {
+			out = append(out, e.mod)
 		}
 	}
+	return out
+}
+
+// specReady reports whether Auto may run the current model's kernel, plain
+// or traced. The caller holds s.mu.
+func (s *Sampler) specReady(traced bool) bool {
+	if s.spec == nil {
+		return false
+	}
+	if traced {
+		return s.spec.traced.ready()
+	}
+	return s.spec.plain.ready()
 }
 
 // specFunction returns the current model's specialized entry point name,
 // waiting for its compilation. The caller holds s.mu.
-func (s *Sampler) specFunction(name string) (cuda.Function, error) {
+func (s *Sampler) specFunction(k *kernels.Kernel, name string) (cuda.Function, error) {
 	if s.spec == nil {
 		return 0, errors.New("gibbsrt: no specialized kernel: SetModel first")
 	}
-	<-s.spec.done
-	if s.spec.err != nil {
-		return 0, fmt.Errorf("gibbsrt: strategy %v is unavailable for this model: %w", Specialized, s.spec.err)
+	e := s.spec.build(k, name)
+	<-e.done
+	if e.err != nil {
+		return 0, fmt.Errorf("gibbsrt: strategy %v is unavailable for this model: %w", Specialized, e.err)
 	}
-	return s.spec.fn[name], nil
+	return e.fn, nil
 }
 
 // Specialization reports the current model's specialized kernel: whether
@@ -338,29 +372,29 @@ func (s *Sampler) Specialization() Specialization {
 	if sp == nil {
 		return Specialization{}
 	}
-	out := Specialization{State: Compiling, Cached: s.specCached, ModelHash: sp.hash, Generation: s.generation}
-	select {
-	case <-sp.done:
-	default:
-		return out
+	out := Specialization{
+		State: sp.plain.state(), TracedState: sp.traced.state(),
+		Cached: s.specCached, ModelHash: sp.hash, Generation: s.generation,
 	}
-	out.State, out.Err = Ready, sp.err
-	if sp.err != nil {
-		out.State = Failed
+	if out.State != Compiling {
+		out.Err, out.Dropped, out.Kept, out.Registers = sp.plain.err, sp.dropped, sp.kept, sp.plain.regs
+		out.JIT, out.Total, out.InfoLog = sp.plain.rep.Wall, sp.plain.took, sp.plain.rep.InfoLog
 	}
-	out.Dropped, out.Kept, out.Registers = sp.dropped, sp.kept, sp.regs
-	out.JIT, out.Total, out.InfoLog = sp.report.Wall, sp.total, sp.report.InfoLog
+	if out.TracedState != Compiling {
+		out.TracedErr = sp.traced.err
+	}
 	return out
 }
 
 // WaitSpecialization blocks until the current model's specialized kernel
-// is ready or has failed, and returns Specialization.
+// (its plain entry point) is ready or has failed, and returns
+// Specialization.
 func (s *Sampler) WaitSpecialization() Specialization {
 	s.mu.Lock()
 	sp := s.spec
 	s.mu.Unlock()
 	if sp != nil {
-		<-sp.done
+		<-sp.plain.done
 	}
 	return s.Specialization()
 }

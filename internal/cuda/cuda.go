@@ -174,7 +174,11 @@ type driver struct {
 	cuCtxSetCurrent           func(ctx uintptr) Result
 	cuCtxSynchronize          func() Result
 	cuModuleLoadData          func(mod *uintptr, image unsafe.Pointer) Result
-	cuModuleLoadDataEx        func(mod *uintptr, image unsafe.Pointer, n uint32, opts *int32, vals *uintptr) Result
+	cuCtxCreate               func(ctx *uintptr, flags uint32, dev int32) Result
+	cuLinkCreate              func(n uint32, opts *int32, vals *uintptr, state *uintptr) Result
+	cuLinkAddData             func(state uintptr, kind int32, data unsafe.Pointer, size uintptr, name *byte, n uint32, opts *int32, vals *uintptr) Result
+	cuLinkComplete            func(state uintptr, cubin *unsafe.Pointer, size *uintptr) Result
+	cuLinkDestroy             func(state uintptr) Result
 	cuModuleUnload            func(mod uintptr) Result
 	cuModuleGetFunction       func(f *uintptr, mod uintptr, name *byte) Result
 	cuModuleGetGlobal         func(ptr *uint64, bytes *uintptr, mod uintptr, name *byte) Result
@@ -259,7 +263,11 @@ func loadDriverFrom(library string) (*driver, error) {
 		{&d.cuCtxSetCurrent, []string{"cuCtxSetCurrent"}, nil},
 		{&d.cuCtxSynchronize, []string{"cuCtxSynchronize"}, nil},
 		{&d.cuModuleLoadData, []string{"cuModuleLoadData"}, nil},
-		{&d.cuModuleLoadDataEx, []string{"cuModuleLoadDataEx"}, nil},
+		{&d.cuCtxCreate, []string{"cuCtxCreate_v2"}, nil},
+		{&d.cuLinkCreate, []string{"cuLinkCreate_v2"}, nil},
+		{&d.cuLinkAddData, []string{"cuLinkAddData_v2"}, nil},
+		{&d.cuLinkComplete, []string{"cuLinkComplete"}, nil},
+		{&d.cuLinkDestroy, []string{"cuLinkDestroy"}, nil},
 		{&d.cuModuleUnload, []string{"cuModuleUnload"}, nil},
 		{&d.cuModuleGetFunction, []string{"cuModuleGetFunction"}, nil},
 		{&d.cuModuleGetGlobal, []string{"cuModuleGetGlobal_v2"}, nil},

@@ -281,7 +281,7 @@ var table = []Kernel{
 		Name: "gibbs_sweep_model", Role: Sweep, Block: "kernel_model", PTX: true,
 		Traced: "gibbs_sweep_model_trace", TracedParams: traceParams,
 		Strategy: Specialized, StrategyName: "model", GoName: "Specialized",
-		Doc:      "as gibbs_sweep_const with the model's coefficients in the instructions and its zero weights' fmas dropped. Shipped as PTX in which each coefficient is a marker on its own line of inline PTX: GGW_k (weight[k], k = j*stride+i), GGO_i (offset[i]), GGS_i (scale[i]); the host writes each as its float32 bits (0fXXXXXXXX), deletes the lines whose GGW_k is a zero weight, and JIT-compiles the result (cuModuleLoadDataEx)",
+		Doc:      "as gibbs_sweep_const with the model's coefficients in the instructions and its zero weights' fmas dropped. Shipped as PTX in which each coefficient is a marker on its own line of inline PTX: GGW_k (weight[k], k = j*stride+i), GGO_i (offset[i]), GGS_i (scale[i]); the host writes each as its float32 bits (0fXXXXXXXX), deletes the lines whose GGW_k is a zero weight, and has the driver compile the result (cuLinkCreate … cuLinkComplete in a context of its own, then cuModuleLoadData of the cubin)",
 		Params:   sweepParams,
 		Geometry: threadPerChain,
 		MaxDim:   threadMaxDim, DTypes: float32Only,
