@@ -102,7 +102,8 @@ func (s *Sampler) load() error {
 	return nil
 }
 
-// Module returns the description the sampler was loaded from.
+// Module returns the description the sampler was loaded from. Its byte
+// slices are the sampler's own: read them, do not modify them.
 func (s *Sampler) Module() ModuleSpec { return s.m }
 
 // Dim returns the module's dimension.

@@ -3,6 +3,7 @@ package gibbsrt
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -111,5 +112,66 @@ func TestPTXEntry(t *testing.T) {
 	}
 	if got, want := string(ptxEntry([]byte(ptx), "b")), ".version 7.8\n.global .b8 tab[4];\n\n\t// .globl\tb\n.visible .entry b(\n\t.param .u64 q\n)\n{\n\tret;\n\n}\n"; got != want {
 		t.Errorf("entry b:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// updateSkippingZeros is Coefficients.update without the fmas of zero
+// weights: what the specialized kernel computes.
+func updateSkippingZeros(co *Coefficients[float32], x, z []float32) {
+	d, st := co.Dim, co.Stride
+	for i := 0; i < d; i++ {
+		acc := co.Offset[i]
+		for _, j := range append(seq(i+1, d), seq(0, i)...) {
+			if w := co.Weight[j*st+i]; w != 0 {
+				acc = FMA32(w, x[j], acc)
+			}
+		}
+		x[i] = FMA32(co.Scale[i], z[i], acc)
+	}
+}
+
+func seq(lo, hi int) []int {
+	var out []int
+	for i := lo; i < hi; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// TestDroppingZeroWeightsKeepsBits is the argument for deleting the fmas
+// of zero weights, checked: with +0 and -0 weights, offsets of -0, states
+// holding zeros of both signs and tiny values, the update without those
+// fmas gives the same bits as with them, since a dropped fma can only
+// change the sign of a zero sum and scale·z is never zero.
+func TestDroppingZeroWeightsKeepsBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	negZero := float32(math.Copysign(0, -1))
+	for trial := range 2000 {
+		d := 1 + trial%9
+		co := &Coefficients[float32]{Dim: d, Stride: Stride(d), Weight: make([]float32, d*Stride(d)), Offset: make([]float32, d), Scale: make([]float32, d)}
+		pick := func(vals ...float32) float32 { return vals[rng.IntN(len(vals))] }
+		for i := range d {
+			co.Offset[i] = pick(0, negZero, 0.5, -1e-38, 3)
+			co.Scale[i] = pick(1, 0.25, 2)
+			for j := range d {
+				if i != j {
+					co.Weight[j*co.Stride+i] = pick(0, negZero, 0, -0.5, 1e-30, 0.75)
+				}
+			}
+		}
+		x := make([]float32, d)
+		z := make([]float32, d)
+		for i := range x {
+			x[i] = pick(0, negZero, 1e-45, -2, 7)
+			z[i] = Normal(rng.Uint32())
+		}
+		y := append([]float32(nil), x...)
+		co.update(x, z)
+		updateSkippingZeros(co, y, z)
+		for i := range x {
+			if math.Float32bits(x[i]) != math.Float32bits(y[i]) {
+				t.Fatalf("trial %d, dim %d: x[%d] = %v with the zero weights' fmas, %v without", trial, d, i, x[i], y[i])
+			}
+		}
 	}
 }
