@@ -1,0 +1,189 @@
+// Package mixing computes, in float64, how fast Gibbs sweeps on
+// N(mu, Q⁻¹) forget their start: the iteration operator of plain,
+// over-relaxed (SOR) and symmetric sweeps, its spectral radius, the sweeps
+// it needs to cut an error by a given factor, and the over-relaxation ω
+// that minimizes them. It is the host-side arithmetic of over-relaxed
+// sampling (Adler 1981; Fox & Parker, Bernoulli 2017): the update
+//
+//	x_i ← (1−ω)·x_i + ω·m_i + sqrt(ω(2−ω))·z/√Q_ii,   0 < ω < 2,
+//
+// with m_i the conditional mean, leaves N(mu, Q⁻¹) invariant, and its mean
+// error e = x − mu evolves as e ← G·e, deterministically. ω = 1 is plain
+// Gibbs.
+package mixing
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/cmplx"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Sweep is the order of one sweep's coordinate updates.
+type Sweep int
+
+const (
+	// Forward updates coordinates 0, 1, ..., dim−1.
+	Forward Sweep = iota
+	// Backward updates dim−1, ..., 0.
+	Backward
+	// Symmetric is a forward sweep then a backward one: a reversible chain.
+	Symmetric
+)
+
+func (s Sweep) String() string {
+	switch s {
+	case Forward:
+		return "forward"
+	case Backward:
+		return "backward"
+	case Symmetric:
+		return "symmetric"
+	}
+	return fmt.Sprintf("Sweep(%d)", int(s))
+}
+
+// Operator returns the mean-error operator G of one sweep with
+// over-relaxation omega: after the sweep, e' = G·e. With Q = D + L + U
+// (diagonal, strictly lower, strictly upper part),
+//
+//	forward:   G_f = (D + ωL)⁻¹ ((1−ω)D − ωU)
+//	backward:  G_b = (D + ωU)⁻¹ ((1−ω)D − ωL)
+//	symmetric: G_s = G_b·G_f
+func Operator(q mat.Symmetric, omega float64, s Sweep) (*mat.Dense, error) {
+	if !(omega > 0 && omega < 2) {
+		return nil, fmt.Errorf("mixing: ω = %v: it must lie in (0, 2)", omega)
+	}
+	n := q.SymmetricDim()
+	for i := 0; i < n; i++ {
+		if !(q.At(i, i) > 0) {
+			return nil, fmt.Errorf("mixing: Q[%d][%d] = %v: the diagonal must be positive", i, i, q.At(i, i))
+		}
+	}
+	half := func(lower bool) *mat.Dense {
+		// (D + ω·T) and ((1−ω)D − ω·T') for the triangle T updated first.
+		a, b := mat.NewDense(n, n, nil), mat.NewDense(n, n, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				v := q.At(i, j)
+				switch {
+				case i == j:
+					a.Set(i, j, v)
+					b.Set(i, j, (1-omega)*v)
+				case (j < i) == lower:
+					a.Set(i, j, omega*v)
+				default:
+					b.Set(i, j, -omega*v)
+				}
+			}
+		}
+		var g mat.Dense
+		if err := g.Solve(a, b); err != nil {
+			return nil
+		}
+		return &g
+	}
+	gf, gb := half(true), half(false)
+	if gf == nil || gb == nil {
+		return nil, errors.New("mixing: the sweep's triangular system is singular")
+	}
+	switch s {
+	case Forward:
+		return gf, nil
+	case Backward:
+		return gb, nil
+	case Symmetric:
+		var g mat.Dense
+		g.Mul(gb, gf)
+		return &g, nil
+	}
+	return nil, fmt.Errorf("mixing: unknown sweep %d", int(s))
+}
+
+// SpectralRadius is the largest |λ| of g's eigenvalues: the factor by
+// which the mean error shrinks per sweep, in the long run.
+func SpectralRadius(g mat.Matrix) (float64, error) {
+	var eig mat.Eigen
+	if !eig.Factorize(g, mat.EigenNone) {
+		return 0, errors.New("mixing: the eigenvalue decomposition did not converge")
+	}
+	r := 0.0
+	for _, v := range eig.Values(nil) {
+		r = math.Max(r, cmplx.Abs(v))
+	}
+	return r, nil
+}
+
+// Sweeps is how many sweeps at rate rho cut an error by the factor
+// reduction (1e-3 for 1000×): the least k with rho^k ≤ reduction.
+func Sweeps(rho, reduction float64) int {
+	switch {
+	case rho <= 0:
+		return 1
+	case rho >= 1:
+		return math.MaxInt
+	}
+	return int(math.Ceil(math.Log(reduction) / math.Log(rho)))
+}
+
+// Rate is the spectral radius of one sweep with over-relaxation omega.
+func Rate(q mat.Symmetric, omega float64, s Sweep) (float64, error) {
+	g, err := Operator(q, omega, s)
+	if err != nil {
+		return 0, err
+	}
+	return SpectralRadius(g)
+}
+
+// BestOmega returns the ω in (0, 2) that minimizes the spectral radius of
+// sweep s, and that radius: a grid of 199 points, then a golden-section
+// search in the grid's best bracket (the radius as a function of ω has a
+// kink at its minimum for forward sweeps, which golden section handles).
+func BestOmega(q mat.Symmetric, s Sweep) (omega, rho float64, err error) {
+	const n = 199
+	best, bestRho := 1.0, math.Inf(1)
+	for k := 1; k <= n; k++ {
+		w := 2 * float64(k) / (n + 1)
+		r, err := Rate(q, w, s)
+		if err != nil {
+			return 0, 0, err
+		}
+		if r < bestRho {
+			best, bestRho = w, r
+		}
+	}
+	lo, hi := math.Max(best-2.0/(n+1), 1e-6), math.Min(best+2.0/(n+1), 2-1e-6)
+	const phi = 0.6180339887498949
+	a, b := hi-phi*(hi-lo), lo+phi*(hi-lo)
+	ra, err := Rate(q, a, s)
+	if err != nil {
+		return 0, 0, err
+	}
+	rb, err := Rate(q, b, s)
+	if err != nil {
+		return 0, 0, err
+	}
+	for it := 0; it < 40; it++ {
+		if ra < rb {
+			hi, b, rb = b, a, ra
+			a = hi - phi*(hi-lo)
+			if ra, err = Rate(q, a, s); err != nil {
+				return 0, 0, err
+			}
+		} else {
+			lo, a, ra = a, b, rb
+			b = lo + phi*(hi-lo)
+			if rb, err = Rate(q, b, s); err != nil {
+				return 0, 0, err
+			}
+		}
+	}
+	for _, c := range []struct{ w, r float64 }{{a, ra}, {b, rb}} {
+		if c.r < bestRho {
+			best, bestRho = c.w, c.r
+		}
+	}
+	return best, bestRho, nil
+}
