@@ -41,6 +41,10 @@ func Generate(ctx context.Context, s Spec, tc *Toolchain, threads int) (Package,
 	}
 	b, err := tc.Compile(ctx, src, targets, threads, s.AllowSpills)
 	if err != nil {
+		cancel()
+		if hasPTX {
+			<-ptxDone // its scratch directory is removed before we return
+		}
 		return Package{}, Build{}, err
 	}
 	if hasPTX {

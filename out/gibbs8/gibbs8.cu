@@ -653,6 +653,18 @@ __device__ __forceinline__ void gg_stage_weights(float* dst) {
   __syncthreads();
 }
 
+// gg_after returns g once v is known: a real instruction on v (a select on
+// "v is a number", which it always is in a valid state), so that ptxas
+// cannot start a group's Philox call and table loads before the update four
+// coordinates earlier (PhiloxNoise::group_after). Without it, ptxas hoisted
+// the normals of many groups to the top of the sweep and
+// gibbs_sweep_shared spilled at dim 64.
+__device__ __forceinline__ int gg_after(int g, float v) {
+  int r;
+  asm("{\n\t.reg .pred p;\n\tsetp.num.f32 p, %1, %1;\n\tselp.b32 %0, %2, 0, p;\n\t}" : "=r"(r) : "f"(v), "r"(g));
+  return r;
+}
+
 // Where the normals come from: the Philox stream, or a caller's buffer laid
 // out [sweeps][dim][chains].
 struct PhiloxNoise {
@@ -661,6 +673,10 @@ struct PhiloxNoise {
     return gg_words4(seed, chain, sweep0 + s, (unsigned)g);
   }
   __device__ __forceinline__ float4 group(unsigned s, int g) const { return gg_normals_of(words(s, g)); }
+  // group(s, g), drawn after dep is known (see gg_after); group 0 has none.
+  __device__ __forceinline__ float4 group_after(unsigned s, int g, float dep) const {
+    return group(s, g == 0 ? 0 : gg_after(g, dep));
+  }
 };
 struct BufferNoise {
   const float* z;
@@ -674,6 +690,8 @@ struct BufferNoise {
     }
     return make_float4(v[0], v[1], v[2], v[3]);
   }
+  // Loads need no ordering against the updates.
+  __device__ __forceinline__ float4 group_after(unsigned s, int g, float) const { return group(s, g); }
 };
 
 // ---------------------------------------------------------------- traces
@@ -711,16 +729,6 @@ __device__ __forceinline__ float* gg_row(const GgTraceArgs& a, unsigned r, unsig
 
 // ---------------------------------------------------------------- one chain
 
-// gg_after returns g once v is known: a real instruction on v (a select on
-// "v is a number", which it always is in a valid state), so that ptxas
-// cannot start a group's Philox call and table loads before the update four
-// coordinates earlier. Without it, ptxas hoisted the normals of many groups
-// to the top of the sweep and gibbs_sweep_shared spilled at dim 64.
-__device__ __forceinline__ int gg_after(int g, float v) {
-  int r;
-  asm("{\n\t.reg .pred p;\n\tsetp.num.f32 p, %1, %1;\n\tselp.b32 %0, %2, 0, p;\n\t}" : "=r"(r) : "f"(v), "r"(g));
-  return r;
-}
 
 // Runs `sweeps` sweeps of one chain held in registers. Each new x_i is pushed
 // into every other coordinate's running sum, so the next update waits on a
@@ -733,7 +741,7 @@ __device__ __forceinline__ void gg_sweep_once(float (&x)[GG_DIM], float (&acc)[G
   float4 z = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
   for (int i = 0; i < GG_DIM; ++i) {
-    if (i % 4 == 0) z = noise.group(s, i < 4 ? 0 : gg_after(i / 4, x[i - 4]));
+    if (i % 4 == 0) z = noise.group_after(s, i / 4, x[i < 4 ? 0 : i - 4]);
     x[i] = __fmaf_rn(gibbs_scale[i], gg_component(z, i % 4), acc[i]);
     acc[i] = gibbs_offset[i];
 #pragma unroll
