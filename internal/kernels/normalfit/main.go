@@ -31,6 +31,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/gibbsgen/gibbsgen/gibbsrt"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
@@ -108,23 +109,18 @@ func prob(c int, x float64) float64 {
 func target(c int, x float64) float64 { return -distuv.UnitNormal.Quantile(prob(c, x)) }
 
 // cellInputs returns the arguments x that words reach in cell c: every one
-// in the octaves of at most 2¹⁶ words, otherwise samples points spread like
-// Chebyshev nodes over [0, 2²⁴) (the cubic is smooth there).
+// in the octaves of at most 2¹⁶ words (found with gibbsrt.NormalCell, the
+// transform's own mapping), otherwise samples points spread like Chebyshev
+// nodes over [0, 2²⁴) (the cubic is smooth there).
 func cellInputs(c int) []float64 {
-	lz, _, flip := cell(c)
-	bitsQ := 32 - lz // q = n >> lz is odd, with bitsQ bits
+	lz, _, _ := cell(c)
+	bitsQ := 32 - lz // q = 2w+1 is odd, with bitsQ bits
 	if bitsQ <= 17 {
 		var xs []float64
 		for q := uint32(1)<<(bitsQ-1) | 1; q < 1<<bitsQ && q != 0; q += 2 {
-			n := q << lz
-			if int(n>>(31-segBits)&(segments-1)) != c&(segments-1) {
-				continue
+			if cc, x := gibbsrt.NormalCell(q >> 1); cc == c {
+				xs = append(xs, float64(x))
 			}
-			j := n >> drop & 0xFFFFFF
-			if flip {
-				j ^= 0xFFFFFF
-			}
-			xs = append(xs, float64(j))
 		}
 		return dedup(xs)
 	}
