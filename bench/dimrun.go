@@ -86,10 +86,11 @@ func (b *bench) runDim(e dimEntry) error {
 	if d.co, err = gibbsrt.NewCoefficients[float32](e.dim, d.rows, model.Mu); err != nil {
 		return err
 	}
+	w, o, k := d.co.Frame(0)
 	for _, t := range []struct {
 		p    *cuda.DevicePtr
 		data []float32
-	}{{&d.w, d.co.Weight}, {&d.o, d.co.Offset}, {&d.k, d.co.Scale}} {
+	}{{&d.w, w}, {&d.o, o}, {&d.k, k}} {
 		if *t.p, err = b.upload(t.data); err != nil {
 			return err
 		}

@@ -52,10 +52,11 @@ func TestGenericSweepOnHost(t *testing.T) {
 			}
 
 			var in bytes.Buffer
+			w, o, sc := co.Frame(0)
 			for _, v := range []any{
 				[]int32{int32(dim), int32(co.Stride), int32(chains), int32(sweeps)},
 				[]uint64{st.Seed, st.Sweep, st.Chain},
-				co.Weight, co.Offset, co.Scale, x0,
+				w, o, sc, x0,
 			} {
 				if err := binary.Write(&in, binary.LittleEndian, v); err != nil {
 					t.Fatal(err)

@@ -51,8 +51,8 @@ func TestKernelABI(t *testing.T) {
 	m := 0
 	for _, k := range s.Kernels() {
 		entries := []entry{{k.Name, k.Params}}
-		if k.Traced != "" {
-			entries = append(entries, entry{k.Traced, k.TracedParams})
+		if k.Ext != "" {
+			entries = append(entries, entry{k.Ext, k.ExtParams})
 		}
 		for _, e := range entries {
 			want = append(want, e.name)
@@ -88,8 +88,8 @@ func TestKernelABI(t *testing.T) {
 	for _, ks := range [][]*kernels.Kernel{fatbinKernels(s.Kernels()), ptxKernels(s.Kernels())} {
 		for _, k := range ks {
 			wantOrder = append(wantOrder, k.Name)
-			if k.Traced != "" {
-				wantOrder = append(wantOrder, k.Traced)
+			if k.Ext != "" {
+				wantOrder = append(wantOrder, k.Ext)
 			}
 		}
 	}
@@ -130,7 +130,7 @@ func TestPackageHoldsChosenStrategies(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, order := kernelSignatures(src.Text)
-	want := []string{"gibbs_sweep_shared", "gibbs_sweep_shared_trace", "gibbs_sweep_noise", "gibbs_philox", "gibbs_transform", "gibbs_moments", "gibbs_normals"}
+	want := []string{"gibbs_sweep_shared", "gibbs_sweep_shared_ext", "gibbs_sweep_noise", "gibbs_philox", "gibbs_transform", "gibbs_moments", "gibbs_normals"}
 	if _, ok, err := RenderPTXSource(s); ok || err != nil {
 		t.Errorf("RenderPTXSource = %v, %v for a package without the per-model kernel", ok, err)
 	}
@@ -169,8 +169,8 @@ func TestEveryRowHasItsBlock(t *testing.T) {
 			continue
 		}
 		want := []string{k.Name}
-		if k.Traced != "" {
-			want = append(want, k.Traced)
+		if k.Ext != "" {
+			want = append(want, k.Ext)
 		}
 		if _, order := kernelSignatures([]byte(buf.String())); !slices.Equal(order, want) {
 			t.Errorf("block %s defines %v, want %v", k.Block, order, want)

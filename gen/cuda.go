@@ -37,6 +37,7 @@ type cudaData struct {
 	Version                                          string
 	Dim, Stride, Groups, Block, WarpsPerBlock, Lanes int
 	MomentThreads, MomentTile                        int
+	BackwardGroups, ChebyshevStride                  int
 	DType                                            kernels.DType
 	Normal                                           normalData
 	Kernels                                          []*kernels.Kernel
@@ -49,11 +50,12 @@ func (d cudaData) Uses(name string) bool {
 	return slices.ContainsFunc(d.symbols, func(s kernels.Symbol) bool { return s.Name == name })
 }
 
-// entryData names a strategy's entry points for the "sweep_entries" block.
-type entryData struct{ Name, Body, Bounds string }
+// entryData names a strategy's entry points for the "sweep_entries" block,
+// with the C name of the element type.
+type entryData struct{ Name, Body, Bounds, Real string }
 
 var cudaTemplates = template.Must(template.New("").Funcs(template.FuncMap{
-	"entry": func(name, body, bounds string) entryData { return entryData{name, body, bounds} },
+	"entry": func(name, body, bounds, real string) entryData { return entryData{name, body, bounds, real} },
 }).ParseFS(templates.FS, "*.cu.tmpl"))
 
 // RenderCUDA renders the module's shared code, then the block of each
@@ -84,19 +86,21 @@ func ptxKernels(ks []*kernels.Kernel) []*kernels.Kernel {
 
 func render(s Spec, name string, ks []*kernels.Kernel) (Source, error) {
 	d := cudaData{
-		Version:       Version,
-		Dim:           s.Dim,
-		Stride:        kernels.Stride(s.Dim),
-		Groups:        (s.Dim + 3) / 4,
-		Block:         kernels.ThreadBlock,
-		WarpsPerBlock: kernels.WarpsPerBlock,
-		Lanes:         (s.Dim + 31) / 32,
-		MomentThreads: kernels.MomentThreads,
-		MomentTile:    kernels.MomentTile,
-		DType:         s.dtype(),
-		Normal:        normal,
-		Kernels:       ks,
-		symbols:       kernels.SymbolsOf(ks),
+		Version:         Version,
+		Dim:             s.Dim,
+		Stride:          kernels.Stride(s.Dim),
+		Groups:          (s.Dim + 3) / 4,
+		Block:           kernels.ThreadBlock,
+		WarpsPerBlock:   kernels.WarpsPerBlock,
+		Lanes:           (s.Dim + 31) / 32,
+		MomentThreads:   kernels.MomentThreads,
+		MomentTile:      kernels.MomentTile,
+		BackwardGroups:  kernels.BackwardGroups,
+		ChebyshevStride: kernels.ChebyshevStride,
+		DType:           s.dtype(),
+		Normal:          normal,
+		Kernels:         ks,
+		symbols:         kernels.SymbolsOf(ks),
 	}
 	var buf bytes.Buffer
 	if err := cudaTemplates.ExecuteTemplate(&buf, templates.Sampler, d); err != nil {

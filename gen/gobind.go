@@ -114,6 +114,16 @@ func noiseForward(s Spec) forward {
 		[]jen.Code{jen.Id("x"), jen.Id("noise"), jen.Id("sweeps")}, errRes}
 }
 
+func schemeForward() forward {
+	return forward{"SetScheme", "SetScheme sets how later sweeps update the chains: forward, backward or\nsymmetric sweeps, and the over-relaxation ω (0 chooses it from the\nmodel). The default is plain Gibbs (gibbsrt.Plain).",
+		[]jen.Code{jen.Id("sc").Id("Scheme")}, []jen.Code{jen.Id("sc")}, errRes}
+}
+
+func mixingForward() forward {
+	return forward{"Mixing", "Mixing returns what the scheme predicts on the model: the ω in use, the\nmean error's rate per sweep, the sweeps to cut it 1000×, and the\nautocorrelation times of linear functionals and squared coordinates.",
+		nil, nil, []jen.Code{jen.Id("Mixing"), jen.Error()}}
+}
+
 func bindingFile(s Spec, b Build, fatbinName string) *jen.File {
 	f := jen.NewFile(s.Package)
 	f.HeaderComment(header(s, b))
@@ -121,19 +131,21 @@ func bindingFile(s Spec, b Build, fatbinName string) *jen.File {
 sampler compiled for this dimension, on an NVIDIA GPU through the CUDA
 driver API, and on the CPU with a bit-identical twin (Reference).
 
-The state of B chains is a row-major [B][%d]float32 slice. One sweep updates
+The state of B chains is a row-major [B][%d]%s slice. One sweep updates
 coordinates 0..%d in turn from their full conditionals,
 
 	x_i ← mu_i − (1/Q_ii)·Σ_{j≠i} Q_ij (x_j − mu_j) + z/√Q_ii,   z ~ N(0, 1),
 
 with the normals drawn by Philox4x32-10 from (seed, chain, sweep,
 coordinate), so results do not depend on launch shape, strategy or how
-sweeps are split into calls. The stream, the update order and the rounding
-are specified in package gibbsrt.
+sweeps are split into calls. SetScheme selects backward or symmetric
+sweeps and over-relaxation, and SweepChebyshev accelerates burn-in (see
+gibbsrt.Scheme). The stream, the update order and the rounding are
+specified in package gibbsrt.
 
 The GPU code (%s) was built for %s by nvcc %s.
 The driver library libcuda.so.1 is opened at run time: building this
-package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.Dim-1, fatbinName, strings.Join(b.Targets, ", "), b.NVCC)))
+package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dtype(), s.Dim-1, fatbinName, strings.Join(b.Targets, ", "), b.NVCC)))
 	f.Anon("embed")
 	f.ImportName(rtPath, "gibbsrt")
 
@@ -156,6 +168,12 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.Dim
 		}
 	}
 	f.Const().Defs(defs...)
+	f.Comment("The kinds of sweep (see gibbsrt.SweepKind).")
+	f.Const().Defs(
+		jen.Id("Forward").Op("=").Add(rt("Forward")),
+		jen.Id("Backward").Op("=").Add(rt("Backward")),
+		jen.Id("Symmetric").Op("=").Add(rt("Symmetric")),
+	)
 
 	for _, a := range []struct{ name, doc string }{
 		{"Trace", "Trace selects the states a sweep call records (see gibbsrt.Trace)."},
@@ -163,6 +181,8 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.Dim
 		{"HostState", "HostState is chain state in page-locked host memory that Sweep uses in\nplace; make it with NewHostState."},
 		{"DeviceTrace", "DeviceTrace holds the records of SweepDeviceTrace on the device; make\nit with NewDeviceTrace."},
 		{"RunOptions", "RunOptions configure Run: chunk size, trace, device moments, progress."},
+		{"Scheme", "Scheme is how sweeps update the chains: the order of each sweep's\ncoordinate updates and the over-relaxation ω (see gibbsrt.Scheme)."},
+		{"Mixing", "Mixing is what a scheme predicts on the model: the ω in use, the rate\nof the mean error and autocorrelation times (see gibbsrt.Mixing)."},
 	} {
 		f.Comment(lineComment(a.doc))
 		f.Type().Id(a.name).Op("=").Add(rt(a.name))
@@ -205,6 +225,8 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.Dim
 
 	samplerMethods := []forward{
 		{"SetModel", fmt.Sprintf("SetModel validates the %d×%d precision matrix Q and the mean mu and uploads\nthem. Q must be symmetric (within gibbsrt.SymmetryTolerance), with a\npositive diagonal, and positive definite; each error names what failed.", s.Dim, s.Dim), qParams, qArgs, errRes},
+		schemeForward(),
+		mixingForward(),
 		{"SetStrategy", "SetStrategy overrides the kernel choice; Auto restores the default.",
 			[]jen.Code{jen.Id("st").Id("Strategy")}, []jen.Code{jen.Id("st")}, errRes},
 		{"Choose", "Choose returns the strategy Auto runs for a launch of sweeps sweeps over\nchains chains (see gibbsrt.Sampler.Choose).",
@@ -228,6 +250,9 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.Dim
 		{"Run", "Run runs sweeps sweeps on x in chunks, with progress reports,\ncancellation between chunks, and an optional trace whose records'\nmoments it accumulates on the device (see gibbsrt.Sampler.Run). It\nreturns the number of sweeps done.",
 			[]jen.Code{jen.Id("ctx").Qual("context", "Context"), jen.Id("x").Op("*").Id("DeviceState"), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream"), jen.Id("o").Id("RunOptions")},
 			[]jen.Code{jen.Id("ctx"), jen.Id("x"), jen.Id("sweeps"), jen.Id("st"), jen.Id("o")}, []jen.Code{jen.Int(), jen.Error()}},
+		{"SweepChebyshev", "SweepChebyshev runs iterations Chebyshev-accelerated symmetric sweeps on\nx, with prev its previous iterates (as many chains), for burn-in; first\nis the index of the first iteration (0 to start, with prev equal to x).\nSee gibbsrt.Sampler.SweepChebyshev.",
+			[]jen.Code{jen.List(jen.Id("x"), jen.Id("prev")).Op("*").Id("DeviceState"), jen.List(jen.Id("first"), jen.Id("iterations")).Int(), jen.Id("st").Id("Stream")},
+			[]jen.Code{jen.Id("x"), jen.Id("prev"), jen.Id("first"), jen.Id("iterations"), jen.Id("st")}, errRes},
 		{"Synchronize", "Synchronize waits for the queued work; a kernel's error surfaces here.", nil, nil, errRes},
 		noiseForward(s),
 		{"Close", "Close releases the device resources. It is idempotent; any later call\nreturns gibbsrt.ErrClosed.", nil, nil, errRes},
@@ -245,7 +270,12 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.Dim
 	refMethods := []forward{
 		{"SetModel", "SetModel validates and installs the model, as Sampler.SetModel does.", qParams,
 			append([]jen.Code{jen.Id("Dim")}, qArgs...), errRes},
+		schemeForward(),
+		mixingForward(),
 		sweepForward(s),
+		{"SweepChebyshev", "SweepChebyshev is Sampler.SweepChebyshev on host states x and prev.",
+			[]jen.Code{jen.List(jen.Id("x"), jen.Id("prev")).Index().Add(elem(s)), jen.List(jen.Id("first"), jen.Id("iterations")).Int(), jen.Id("st").Id("Stream")},
+			[]jen.Code{jen.Id("x"), jen.Id("prev"), jen.Id("first"), jen.Id("iterations"), jen.Id("st")}, errRes},
 		traceForward(s),
 		noiseForward(s),
 	}
@@ -284,9 +314,12 @@ func testFile(s Spec, b Build) *jen.File {
 		{"TestModelValidation", "ModelValidation", "CPU: every SetModel rejection names what failed."},
 		{"TestDistribution", "Distribution", "CPU: moments and lag covariances against closed forms, small sizes."},
 		{"TestNumerics", "Numerics", "CPU: float32 stays within 1e-2 SD of float64 after 1, 10, 1000 sweeps."},
+		{"TestRelaxed", "Relaxed", "CPU: over-relaxed, backward and symmetric sweeps and Chebyshev iterates against closed forms."},
 		{"TestGPU", "GPU", "GPU: kernels equal the CPU twin bit for bit; skips without a driver or device."},
+		{"TestGPURelaxed", "GPURelaxed", "GPU: every scheme and Chebyshev iterations equal the CPU twin bit for bit."},
 		{"TestGPUClose", "GPUClose", "GPU: Close is idempotent and later calls fail; skips without a device."},
 		{"TestGPUDistribution", "GPUDistribution", "GPU: closed-form checks at 1M chains, GPU = CPU after 1000 sweeps, tails."},
+		{"TestGPURelaxedDistribution", "GPURelaxedDistribution", "GPU: the schemes' and Chebyshev's closed-form checks at 1M chains."},
 		{"TestGPULargeState", "GPULargeState", "GPU: a state over 2^31 elements (8.6 GB; GIBBSGEN_LARGE=1)."},
 	} {
 		f.Comment(t.name + " — " + t.doc)

@@ -62,6 +62,9 @@ type Manifest struct {
 	State    string `json:"state"`
 	Stream   string `json:"stream"`
 	StreamV  int    `json:"stream_version"`
+	// Update is the sweep's arithmetic, exactly (README "The sampler,
+	// exactly").
+	Update string `json:"update"`
 	// NormalTable is the normal transform's table (README "The random
 	// stream"): for each cell, 16·octave + segment, the float32 bit
 	// patterns of c0, c1, c2, c3 in hex.
@@ -78,6 +81,9 @@ type Manifest struct {
 	PTXArch     string            `json:"ptx_arch,omitempty"`
 	Files       map[string]string `json:"files"` // every other file gibbsgen wrote, with its SHA-256
 }
+
+// updateDoc is the manifest's "update".
+const updateDoc = "a pass over the positions p = 0..dim-1 of frame f (f = 0: position p is coordinate p; f = 1: coordinate dim-1-p), with the tables of frame f (offset[f*dim+p], weight[f*dim*stride + q*stride + p], scale[f*dim+p]): acc = offset[p]; acc = fma(weight[q][p], x_q, acc) for q = p+1..dim-1, 0..p-1; then x_p = fma(scale[p], z_p, acc) in the plain entry points, x_p = fma(scale[p], g*z_p, fma(keep, x_p, acc)) in the _ext ones (g = 1 but in Chebyshev iterations); every fma and product rounded once to the element type. A forward sweep is a pass in frame 0, a backward sweep one in frame 1, a symmetric sweep a pass in frame 0 then one in frame 1. A Chebyshev iteration is a symmetric sweep with factors g = cheb[5s], cheb[5s+1], then x = fma(cheb[5s+2], x, fma(cheb[5s+3], y, cheb[5s+4]*prev)) with y the iterate before the sweep, and prev = y."
 
 // Kernels describes the entry points of the kernels ks, for dtype dt, from
 // their table rows: each row's kernel, and after a sweep kernel its traced
@@ -102,11 +108,11 @@ func Kernels(ks []*kernels.Kernel, dt kernels.DType) []Kernel {
 			mk.Auto = fmt.Sprintf("rank %d: %s", k.AutoRank, k.AutoDoc)
 		}
 		out = append(out, mk)
-		if k.Traced != "" {
+		if k.Ext != "" {
 			mt := mk
-			mt.Name, mt.Role, mt.Auto = k.Traced, "sweep_trace", ""
-			mt.Doc = "as " + k.Name + ", recording states into trace"
-			mt.Params = params(k.TracedParams, dt)
+			mt.Name, mt.Role, mt.Auto = k.Ext, "sweep_ext", ""
+			mt.Doc = "as " + k.Name + ", for the sweeps of kind (0 forward, 1 backward, 2 symmetric) with the over-relaxation of gibbs_keep (see \"update\"); with cheb non-null, each sweep is a Chebyshev iteration: cheb[5s..5s+4] holds iteration s's factors on the forward and the backward pass's normals, then the weights of the swept state, of the current iterate and of prev (the previous iterates, [chains][dim], updated in place); with trace non-null, after each sweep s with (s+1) % thin == 0, chains trace_chain0..trace_chain0+trace_chains-1 write coordinate i to column trace_index[i] (none if 0xFFFFFFFF) of their row of trace, [records][trace_chains][trace_cols]"
+			mt.Params = params(k.ExtParams, dt)
 			out = append(out, mt)
 		}
 	}
@@ -144,7 +150,8 @@ func NewManifest(s Spec, src Source, b Build) Manifest {
 		Dim:         s.Dim,
 		DType:       string(s.dtype()),
 		State:       fmt.Sprintf("row-major [chains][dim] %s, updated in place", s.dtype()),
-		Stream:      "Philox4x32-10, key (seed lo, seed hi), counter (chain lo, chain hi, sweep lo, (sweep hi)<<16 | i/4); one normal per word by the table-driven inverse CDF; see gibbsrt/stream.go and the README",
+		Stream:      fmt.Sprintf("Philox4x32-10, key (seed lo, seed hi), counter (chain lo, chain hi, sweep lo, (sweep hi)<<16 | g), g = p/4 for position p of a forward pass, p/4 | %#x of a backward pass; one normal per word by the table-driven inverse CDF; see gibbsrt/stream.go and the README", kernels.BackwardGroups),
+		Update:      updateDoc,
 		StreamV:     kernels.StreamVersion,
 		NormalTable: normalTableHex(),
 		Targets:     b.Targets,

@@ -114,22 +114,29 @@ func archNumber(a string) (int, bool) {
 const minDefaultArch = 75
 
 // DefaultTargets is every real architecture from sm_75 up that nvcc
-// supports, plus PTX for the newest, so that newer GPUs can JIT it.
+// supports, plus PTX for the oldest of them, which newer GPUs JIT-compile:
+// PTX for a newer virtual architecture would be the same code (see NVCCArgs)
+// at the cost of another front-end pass.
 func (tc *Toolchain) DefaultTargets() []string {
 	var out []string
-	newest := 0
+	oldest := 0
 	for _, c := range tc.Codes {
 		if n, ok := archNumber(c); ok && strings.HasPrefix(c, "sm_") && n >= minDefaultArch {
 			out = append(out, c)
+			if oldest == 0 || n < oldest {
+				oldest = n
+			}
 		}
 	}
-	for _, v := range tc.Virtual {
-		if n, ok := archNumber(v); ok && strings.HasPrefix(v, "compute_") && n > newest {
-			newest = n
+	if oldest == 0 { // no real architecture qualifies: PTX for the newest virtual one
+		for _, v := range tc.Virtual {
+			if n, ok := archNumber(v); ok && strings.HasPrefix(v, "compute_") && n > oldest {
+				oldest = n
+			}
 		}
 	}
-	if newest > 0 {
-		out = append(out, fmt.Sprintf("compute_%d", newest))
+	if oldest > 0 && slices.Contains(tc.Virtual, fmt.Sprintf("compute_%d", oldest)) {
+		out = append(out, fmt.Sprintf("compute_%d", oldest))
 	}
 	return out
 }
@@ -197,10 +204,23 @@ func (e *SpillError) Error() string {
 // NVCCArgs returns nvcc's arguments for compiling src to out. --fmad=false
 // guards the documented rounding: the kernels use explicit intrinsics, and no
 // other arithmetic may be contracted behind their back.
+//
+// Every machine-code target is assembled from the PTX of the oldest target's
+// virtual architecture, so nvcc's front end (cicc, most of the time: about
+// 150 s a pass at dim 64 against 9 s for ptxas) runs once, not once per
+// target. The kernels use no instruction newer than that architecture's, and
+// cicc writes the same PTX for every virtual architecture apart from its
+// .version and .target lines, so the machine code is what per-target passes
+// would give. A compute_NN target embeds PTX for NN; one other than the
+// oldest costs a front-end pass of its own.
 func NVCCArgs(src, out string, targets []string, threads int) []string {
 	args := []string{"-fatbin", "-O3", "--fmad=false", "-Xptxas", "-v", "--threads", strconv.Itoa(threads), "-o", out}
+	base := strings.TrimPrefix(PTXArch(targets), "compute_")
 	for _, t := range targets {
-		num := strings.TrimPrefix(strings.TrimPrefix(t, "sm_"), "compute_")
+		num := base
+		if strings.HasPrefix(t, "compute_") {
+			num = strings.TrimPrefix(t, "compute_")
+		}
 		args = append(args, "-gencode", fmt.Sprintf("arch=compute_%s,code=%s", num, t))
 	}
 	return append(args, src)

@@ -225,12 +225,12 @@ func TestDefaultTargets(t *testing.T) {
 		codes, virtual []string
 		want           []string
 	}{
-		{"nvcc 11.8", nvcc118Codes, nvcc118Virtual, []string{"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "compute_90"}},
+		{"nvcc 11.8", nvcc118Codes, nvcc118Virtual, []string{"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "compute_75"}},
 		{"suffixed architectures are not defaults",
 			append(append([]string{}, nvcc118Codes...), "sm_90a"),
 			append(append([]string{}, nvcc118Virtual...), "compute_90a"),
-			[]string{"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "compute_90"}},
-		{"unsorted lists", []string{"sm_90", "sm_70", "sm_80"}, []string{"compute_90", "compute_70", "compute_80"}, []string{"sm_90", "sm_80", "compute_90"}},
+			[]string{"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "compute_75"}},
+		{"unsorted lists", []string{"sm_90", "sm_70", "sm_80"}, []string{"compute_90", "compute_70", "compute_80"}, []string{"sm_90", "sm_80", "compute_80"}},
 		{"too old for any default", []string{"sm_35", "sm_70"}, []string{"compute_35", "compute_70"}, []string{"compute_70"}},
 		{"nothing", nil, nil, nil},
 	} {
@@ -240,6 +240,26 @@ func TestDefaultTargets(t *testing.T) {
 				t.Errorf("DefaultTargets() = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestNVCCArgs: every machine-code target is assembled from the oldest
+// target's PTX (one front-end pass), and a PTX target embeds its own.
+func TestNVCCArgs(t *testing.T) {
+	got := gen.NVCCArgs("p.cu", "o.fatbin", []string{"sm_90", "sm_75", "sm_80", "compute_90", "compute_75"}, 2)
+	var gencodes []string
+	for i, a := range got {
+		if a == "-gencode" {
+			gencodes = append(gencodes, got[i+1])
+		}
+	}
+	want := []string{"arch=compute_75,code=sm_90", "arch=compute_75,code=sm_75", "arch=compute_75,code=sm_80",
+		"arch=compute_90,code=compute_90", "arch=compute_75,code=compute_75"}
+	if !reflect.DeepEqual(gencodes, want) {
+		t.Errorf("gencodes %q, want %q", gencodes, want)
+	}
+	if got[len(got)-1] != "p.cu" {
+		t.Errorf("last argument %q, want the source", got[len(got)-1])
 	}
 }
 

@@ -26,9 +26,17 @@ func sweepArgs(x cuda.DevicePtr, chains, sweeps int, st Stream) []any {
 	return []any{x, uint64(chains), uint32(sweeps), st.Seed, st.Sweep, st.Chain}
 }
 
-// tracedArgs is the argument list of a Sweep kernel's traced entry point.
-func tracedArgs(x cuda.DevicePtr, chains, sweeps int, st Stream, t traceArgs) []any {
-	return append(sweepArgs(x, chains, sweeps, st), t.out, t.thin, t.chain0, t.chains, t.index, t.cols)
+// chebArgs are a Chebyshev launch's arguments: the coefficient table (on
+// the device, kernels.ChebyshevStride per iteration) and the previous
+// iterates; the zero value means other sweeps.
+type chebArgs struct {
+	table, prev cuda.DevicePtr
+}
+
+// extArgs is the argument list of a Sweep kernel's Ext entry point.
+func extArgs(x cuda.DevicePtr, chains, sweeps int, st Stream, kind SweepKind, ch chebArgs, t traceArgs) []any {
+	return append(sweepArgs(x, chains, sweeps, st), uint32(kind), ch.table, ch.prev,
+		t.out, t.thin, t.chain0, t.chains, t.index, t.cols)
 }
 
 // noiseArgs is the argument list of the SweepNoise kernel.
@@ -80,12 +88,12 @@ func checkArgs(name string, params []kernels.Param, args []any) error {
 // maxGridX is the CUDA limit on gridDim.x.
 const maxGridX = 1<<31 - 1
 
-// launch runs k (its traced entry point if traced) over units units
-// (chains, or records) with k's geometry. It must run inside ctx.Do.
-func (s *Sampler) launch(l cuda.Locked, k *kernels.Kernel, traced bool, units int, args ...any) error {
+// launch runs k (its Ext entry point if ext) over units units (chains, or
+// records) with k's geometry. It must run inside ctx.Do.
+func (s *Sampler) launch(l cuda.Locked, k *kernels.Kernel, ext bool, units int, args ...any) error {
 	name, params := k.Name, k.Params
-	if traced {
-		name, params = k.Traced, k.TracedParams
+	if ext {
+		name, params = k.Ext, k.ExtParams
 	}
 	if err := checkArgs(name, params, args); err != nil {
 		return err

@@ -29,39 +29,65 @@ func modelErr(row, col int, format string, args ...any) error {
 }
 
 // Coefficients are the per-model tables the kernels read, computed in float64
-// from Q and mu and rounded once to T. With c[i][j] = -Q[i][j]/Q[i][i],
-// the conditional mean of x_i given the rest is
+// from Q, mu and the over-relaxation ω and rounded once to T. With
+// c[i][j] = -Q[i][j]/Q[i][i], the conditional mean of x_i given the rest is
 //
-//	E[x_i | x_-i] = Offset[i] + Σ_{j≠i} c[i][j]·x_j,   Offset[i] = mu_i - Σ_{j≠i} c[i][j]·mu_j
+//	m_i = E[x_i | x_-i] = mu_i + Σ_{j≠i} c[i][j]·(x_j − mu_j),
 //
-// and its standard deviation is Scale[i] = 1/sqrt(Q[i][i]).
+// its standard deviation 1/sqrt(Q[i][i]), and the update of x_i is
+// x_i ← (1−ω)·x_i + ω·m_i + sqrt(ω(2−ω))/sqrt(Q[i][i])·z (ω = 1: plain
+// Gibbs). The tables hold ω·m_i's terms:
+//
+//	Weight[j*Stride+i] = ω·c[i][j],   Offset[i] = ω·(mu_i − Σ_{j≠i} c[i][j]·mu_j),
+//	Scale[i] = sqrt(ω(2−ω))/sqrt(Q[i][i]),   Keep = 1 − ω,
+//
+// each in two frames (kernels.Frames): frame 0 for the coordinates in
+// order, and after it frame 1, the same tables for the reversed order
+// (position p is coordinate Dim−1−p), which backward passes use. At ω = 1
+// the tables are exactly those of plain Gibbs sampling.
 type Coefficients[T Float] struct {
 	Dim    int
-	Stride int // row stride of Weight: Dim rounded up to a multiple of 4
-	Weight []T // Weight[j*Stride+i] = c[i][j], the weight of x_j in x_i's mean; 0 on the diagonal and in padding
-	Offset []T // Offset[i]
-	Scale  []T // Scale[i]
+	Stride int     // row stride of Weight: Dim rounded up to a multiple of 4
+	Omega  float64 // the over-relaxation the tables are for
+	Weight []T     // [2][Dim*Stride]: Weight[f*Dim*Stride + j*Stride + i], the weight of position j in position i's mean; 0 on the diagonal and in padding
+	Offset []T     // [2][Dim]
+	Scale  []T     // [2][Dim]
+	Keep   T       // 1 − ω
 }
 
 // Stride returns the padded row length of the weight table for dim: a
 // multiple of four, so that rows can be read as float4.
 func Stride(dim int) int { return kernels.Stride(dim) }
 
-// NewCoefficients validates the model and returns its kernel tables. Q is
-// the dim×dim precision matrix (inverse covariance) and mu the mean. Every
-// rejection names the entry or condition that failed.
+// NewCoefficients validates the model and returns its kernel tables for
+// plain Gibbs sweeps (ω = 1). Q is the dim×dim precision matrix (inverse
+// covariance) and mu the mean. Every rejection names the entry or
+// condition that failed.
 func NewCoefficients[T Float](dim int, Q [][]float64, mu []float64) (*Coefficients[T], error) {
+	return NewRelaxedCoefficients[T](dim, Q, mu, 1)
+}
+
+// NewRelaxedCoefficients is NewCoefficients for over-relaxation omega in
+// (0, 2).
+func NewRelaxedCoefficients[T Float](dim int, Q [][]float64, mu []float64, omega float64) (*Coefficients[T], error) {
+	if !(omega > 0 && omega < 2) {
+		return nil, fmt.Errorf("gibbsrt: over-relaxation ω = %v; it must lie in (0, 2)", omega)
+	}
 	if err := ValidateModel(dim, Q, mu); err != nil {
 		return nil, err
 	}
 	st := Stride(dim)
+	frame := dim * st
 	co := &Coefficients[T]{
 		Dim:    dim,
 		Stride: st,
-		Weight: make([]T, dim*st),
-		Offset: make([]T, dim),
-		Scale:  make([]T, dim),
+		Omega:  omega,
+		Weight: make([]T, kernels.Frames*frame),
+		Offset: make([]T, kernels.Frames*dim),
+		Scale:  make([]T, kernels.Frames*dim),
+		Keep:   T(1 - omega),
 	}
+	noise := math.Sqrt(omega * (2 - omega))
 	for i := 0; i < dim; i++ {
 		qii := Q[i][i]
 		off := mu[i]
@@ -70,18 +96,26 @@ func NewCoefficients[T Float](dim int, Q [][]float64, mu []float64) (*Coefficien
 				continue
 			}
 			c := -0.5 * (Q[i][j] + Q[j][i]) / qii
-			co.Weight[j*st+i] = T(c)
+			co.Weight[j*st+i] = T(omega * c)
 			off -= c * mu[j]
 		}
-		co.Offset[i] = T(off)
-		co.Scale[i] = T(1 / math.Sqrt(qii))
+		co.Offset[i] = T(omega * off)
+		co.Scale[i] = T(noise / math.Sqrt(qii))
 		if math.IsInf(float64(co.Offset[i]), 0) {
-			return nil, modelErr(i, -1, "conditional mean offset of coordinate %d is %g, beyond %s range", i, off, typeName[T]())
+			return nil, modelErr(i, -1, "conditional mean offset of coordinate %d is %g, beyond %s range", i, omega*off, typeName[T]())
 		}
 	}
-	for k, w := range co.Weight {
+	for k, w := range co.Weight[:frame] {
 		if math.IsInf(float64(w), 0) {
 			return nil, modelErr(k%st, k/st, "weight -Q[%d][%d]/Q[%d][%d] overflows %s", k%st, k/st, k%st, k%st, typeName[T]())
+		}
+	}
+	// Frame 1: position p is coordinate dim-1-p.
+	for p := 0; p < dim; p++ {
+		co.Offset[dim+p] = co.Offset[dim-1-p]
+		co.Scale[dim+p] = co.Scale[dim-1-p]
+		for q := 0; q < dim; q++ {
+			co.Weight[frame+q*st+p] = co.Weight[(dim-1-q)*st+dim-1-p]
 		}
 	}
 	return co, nil
@@ -143,4 +177,11 @@ func ValidateModel(dim int, Q [][]float64, mu []float64) error {
 		return modelErr(-1, -1, "%s", msg)
 	}
 	return nil
+}
+
+// Frame returns frame f's tables (0: the coordinates in order; 1:
+// reversed), as slices of Weight, Offset and Scale.
+func (co *Coefficients[T]) Frame(f int) (weight, offset, scale []T) {
+	n := co.Dim * co.Stride
+	return co.Weight[f*n : (f+1)*n], co.Offset[f*co.Dim : (f+1)*co.Dim], co.Scale[f*co.Dim : (f+1)*co.Dim]
 }

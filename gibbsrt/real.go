@@ -24,3 +24,11 @@ func typeName[T Float]() string {
 	}
 	return "float64"
 }
+
+// mul returns a*b rounded once to T (CUDA's __fmul_rn, __dmul_rn).
+func mul[T Float](a, b T) T {
+	if _, ok := any(a).(float32); ok {
+		return T(Mul32(float32(a), float32(b)))
+	}
+	return T(float64(a) * float64(b))
+}

@@ -3,21 +3,29 @@ package gibbsrt
 import (
 	"errors"
 	"fmt"
+
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
 // The update order
 //
-// One sweep updates i = 0, …, dim-1 in turn:
+// A pass updates the positions p = 0, …, dim−1 of a frame in turn (frame
+// 0: position p is coordinate p; frame 1: coordinate dim−1−p), with the
+// frame's tables (Coefficients):
 //
-//	acc  = Offset[i]
-//	acc  = fma(c[i][j], x_j, acc)   for j = i+1, …, dim-1, 0, …, i-1
-//	x_i  = fma(Scale[i], z_i, acc)
+//	acc  = Offset[p]
+//	acc  = fma(Weight[q][p], x_q, acc)   for q = p+1, …, dim−1, 0, …, p−1
+//	x_p  = fma(Scale[p], z_p, acc)                          plain Gibbs (ω = 1)
+//	x_p  = fma(Scale[p], g·z_p, fma(Keep, x_p, acc))        otherwise
 //
-// with every fma rounded once to the element type (float32 today). The cyclic order of j, starting
-// after i, is the order in which a kernel that pushes each new x_j into the
-// other coordinates' running sums accumulates them; a kernel that pulls the
-// sum for x_i uses the same order, so every strategy, and this CPU twin,
-// produce bit-identical states.
+// with every fma and product rounded once to T; g multiplies the normals
+// in Chebyshev iterations and is 1 otherwise (the second form is the first
+// at Keep = 0, g = 1, bit for bit). A forward sweep is a pass in frame 0, a
+// backward sweep one in frame 1, a symmetric sweep one of each. The cyclic
+// order of q, starting after p, is the order in which a kernel that pushes
+// each new x_q into the other positions' running sums accumulates them; a
+// kernel that pulls the sum for x_p uses the same order, so every
+// strategy, and this CPU twin, produce bit-identical states.
 
 // ErrClosed is returned by any use of a sampler after Close.
 var ErrClosed = errors.New("gibbsrt: sampler is closed")
@@ -42,29 +50,74 @@ func CheckSweepArgs(dim, lenX, sweeps int, st Stream) (chains int, err error) {
 // The normals are the stream's float32 values (Normals4) converted to T,
 // which is exact; a float64 stream drawn from more bits would be a new
 // stream version.
+//
+// The zero value is ready to use; its sweeps are plain Gibbs sweeps (Plain)
+// until SetScheme says otherwise.
 type Reference[T Float] struct {
-	co *Coefficients[T]
+	scheme    Scheme
+	schemeSet bool // else Plain
+	p         *plan[T]
 }
 
 // NewReference returns a reference sampler with no model set.
 func NewReference[T Float]() *Reference[T] { return &Reference[T]{} }
 
-// SetModel validates Q and mu (see NewCoefficients) and installs them.
+// Scheme returns the scheme its sweeps follow.
+func (r *Reference[T]) Scheme() Scheme {
+	if !r.schemeSet {
+		return Plain
+	}
+	return r.scheme
+}
+
+// SetModel validates Q and mu (see NewCoefficients) and installs them,
+// choosing ω if the scheme asks for it.
 func (r *Reference[T]) SetModel(dim int, Q [][]float64, mu []float64) error {
-	co, err := NewCoefficients[T](dim, Q, mu)
+	p, err := newPlan[T](dim, Q, mu, r.Scheme())
 	if err != nil {
 		return err
 	}
-	r.co = co
+	r.p = p
 	return nil
 }
 
-// Coefficients returns the installed tables, or nil.
-func (r *Reference[T]) Coefficients() *Coefficients[T] { return r.co }
+// SetScheme sets how later sweeps update the chains; with a model set, it
+// recomputes the tables (and chooses ω) as SetModel would.
+func (r *Reference[T]) SetScheme(sc Scheme) error {
+	if err := sc.check(); err != nil {
+		return err
+	}
+	if r.p != nil {
+		p, err := r.p.rescheme(sc)
+		if err != nil {
+			return err
+		}
+		r.p = p
+	}
+	r.scheme, r.schemeSet = sc, true
+	return nil
+}
 
-// Sweep runs sweeps Gibbs sweeps over the row-major [chains][dim] state x.
+// Mixing returns what the scheme predicts on the model (see Mixing).
+func (r *Reference[T]) Mixing() (Mixing, error) {
+	if r.p == nil {
+		return Mixing{}, errors.New("gibbsrt: Mixing called before SetModel")
+	}
+	return r.p.mixing()
+}
+
+// Coefficients returns the installed tables, or nil.
+func (r *Reference[T]) Coefficients() *Coefficients[T] {
+	if r.p == nil {
+		return nil
+	}
+	return r.p.co
+}
+
+// Sweep runs sweeps sweeps of the scheme over the row-major [chains][dim]
+// state x.
 func (r *Reference[T]) Sweep(x []T, sweeps int, st Stream) error {
-	_, err := r.sweep(x, sweeps, st, nil, nil)
+	_, err := r.sweep(x, sweeps, st, nil, nil, chebyshevRun[T]{})
 	return err
 }
 
@@ -72,18 +125,37 @@ func (r *Reference[T]) Sweep(x []T, sweeps int, st Stream) error {
 // Trace for the layout), and returns the number of records. out must hold
 // them all.
 func (r *Reference[T]) SweepTrace(x []T, sweeps int, st Stream, tr Trace, out []T) (int, error) {
-	return r.sweep(x, sweeps, st, &tr, out)
+	return r.sweep(x, sweeps, st, &tr, out, chebyshevRun[T]{})
 }
 
-func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T) (int, error) {
-	if r.co == nil {
+// SweepChebyshev runs iterations iterations of Chebyshev-accelerated
+// symmetric sweeps at the scheme's ω (README, "Chebyshev acceleration") on
+// x, with prev the previous iterates, both [chains][dim] and updated in
+// place. first is the index of the first iteration since the acceleration
+// began: at 0, prev must equal x. Iteration k of the call draws the normals
+// of a symmetric sweep at stream sweep st.Sweep + k.
+func (r *Reference[T]) SweepChebyshev(x, prev []T, first, iterations int, st Stream) error {
+	if r.p == nil {
+		return errors.New("gibbsrt: SweepChebyshev called before SetModel")
+	}
+	ch, err := r.p.chebyshevRun(prev, len(x), first, iterations)
+	if err != nil {
+		return err
+	}
+	_, err = r.sweep(x, iterations, st, nil, nil, ch)
+	return err
+}
+
+func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T, ch chebyshevRun[T]) (int, error) {
+	if r.p == nil {
 		return 0, errors.New("gibbsrt: Sweep called before SetModel")
 	}
-	chains, err := CheckSweepArgs(r.co.Dim, len(x), sweeps, st)
+	co := r.p.co
+	chains, err := CheckSweepArgs(co.Dim, len(x), sweeps, st)
 	if err != nil {
 		return 0, err
 	}
-	d := r.co.Dim
+	d := co.Dim
 	var sh traceShape
 	records := 0
 	if tr != nil {
@@ -95,43 +167,129 @@ func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T) (
 			return 0, fmt.Errorf("gibbsrt: trace output has %d elements; %d records of %d chains × %d coordinates need %d", len(out), records, sh.rows, sh.cols, n)
 		}
 	}
-	z := make([]T, Stride(d))
+	kind := r.p.scheme.Kind
+	if ch.table != nil {
+		kind = Symmetric
+	}
+	ext := r.p.ext() || ch.table != nil
+	pos := make([]T, d)       // the chain in the current frame's order
+	z := make([]T, Stride(d)) // a pass's normals, by position
+	y := make([]T, d)         // a Chebyshev iteration's start
 	for c := 0; c < chains; c++ {
 		xc := x[c*d : (c+1)*d]
+		cur := 0
+		if kind == Backward {
+			cur = 1
+		}
+		toFrame(pos, xc, cur)
 		rec := 0
 		for k := 0; k < sweeps; k++ {
-			for g := 0; g*4 < d; g++ {
-				n := Normals4(st.Seed, st.Chain+uint64(c), st.Sweep+uint64(k), g)
-				for m, v := range n {
-					z[4*g+m] = T(v)
-				}
+			s := st.Sweep + uint64(k)
+			if ch.table != nil {
+				copy(y, pos) // in frame 0: iterations start and end there
 			}
-			r.co.update(xc, z)
-			if tr != nil && (st.Sweep+uint64(k)+1)%uint64(sh.thin) == 0 {
+			for h := 0; h < passes(kind); h++ {
+				f := cur
+				if kind == Symmetric {
+					f = h
+				}
+				if f != cur {
+					reverse(pos)
+					cur = f
+				}
+				g := T(1)
+				if ch.table != nil {
+					g = ch.table[kernels.ChebyshevStride*k+h]
+				}
+				passNormals(z, st.Seed, st.Chain+uint64(c), s, d, f)
+				co.pass(pos, z, f, g, ext)
+			}
+			if ch.table != nil {
+				if cur == 1 {
+					reverse(pos)
+					cur = 0
+				}
+				chebyshevCombine(pos, y, ch.prev[c*d:(c+1)*d], ch.table[kernels.ChebyshevStride*k:])
+			}
+			if tr != nil && (s+1)%uint64(sh.thin) == 0 {
 				if sh.traced(c) {
+					toFrame(xc, pos, cur)
 					record(sh, out, rec, c, xc)
 				}
 				rec++
 			}
 		}
+		toFrame(xc, pos, cur)
 	}
 	return records, nil
 }
 
-// SweepNoise runs sweeps with caller-supplied normals instead of the Philox
-// stream. noise is laid out [sweeps][dim][chains]: the normal for chain c,
-// sweep k, coordinate i is noise[(k*dim+i)*chains+c].
+// passes is the number of passes of a sweep of kind k.
+func passes(k SweepKind) int {
+	if k == Symmetric {
+		return 2
+	}
+	return 1
+}
+
+// toFrame copies src to dst, reversed if f is 1: a state between the
+// coordinate order and frame f's, either way.
+func toFrame[T Float](dst, src []T, f int) {
+	if f == 0 {
+		copy(dst, src)
+		return
+	}
+	for i, v := range src {
+		dst[len(src)-1-i] = v
+	}
+}
+
+func reverse[T Float](x []T) {
+	for i, j := 0, len(x)-1; i < j; i, j = i+1, j-1 {
+		x[i], x[j] = x[j], x[i]
+	}
+}
+
+// passNormals fills z[0:d] with the normals of the positions of a pass in
+// frame f: position p draws component p%4 of group p/4, or of group
+// p/4|kernels.BackwardGroups in frame 1.
+func passNormals[T Float](z []T, seed, chain, sweep uint64, d, f int) {
+	for g := 0; g*4 < d; g++ {
+		n := Normals4(seed, chain, sweep, g|f*kernels.BackwardGroups)
+		for m, v := range n {
+			z[4*g+m] = T(v)
+		}
+	}
+}
+
+// chebyshevCombine forms the new Chebyshev iterate in place of s (the swept
+// state) from y (the iteration's start) and prev (the one before), and
+// moves y into prev: s ← fma(c[2], s, fma(c[3], y, c[4]·prev)).
+func chebyshevCombine[T Float](s, y, prev, c []T) {
+	for i := range s {
+		s[i] = fma(c[2], s[i], fma(c[3], y[i], mul(c[4], prev[i])))
+		prev[i] = y[i]
+	}
+}
+
+// SweepNoise runs plain sweeps with caller-supplied normals instead of the
+// Philox stream. noise is laid out [sweeps][dim][chains]: the normal for
+// chain c, sweep k, coordinate i is noise[(k*dim+i)*chains+c].
 func (r *Reference[T]) SweepNoise(x, noise []T, sweeps int) error {
-	if r.co == nil {
+	if r.p == nil {
 		return errors.New("gibbsrt: SweepNoise called before SetModel")
 	}
-	chains, err := CheckSweepArgs(r.co.Dim, len(x), sweeps, Stream{})
+	co := r.p.co
+	chains, err := CheckSweepArgs(co.Dim, len(x), sweeps, Stream{})
 	if err != nil {
 		return err
 	}
-	d := r.co.Dim
+	d := co.Dim
 	if len(noise) != sweeps*d*chains {
 		return fmt.Errorf("gibbsrt: noise has %d elements, want sweeps×dim×chains = %d×%d×%d = %d", len(noise), sweeps, d, chains, sweeps*d*chains)
+	}
+	if r.p.ext() {
+		return fmt.Errorf("gibbsrt: SweepNoise runs plain Gibbs sweeps; the scheme is %v", r.p.scheme)
 	}
 	z := make([]T, d)
 	for c := 0; c < chains; c++ {
@@ -140,23 +298,30 @@ func (r *Reference[T]) SweepNoise(x, noise []T, sweeps int) error {
 			for i := range z {
 				z[i] = noise[(k*d+i)*chains+c]
 			}
-			r.co.update(xc, z)
+			co.pass(xc, z, 0, 1, false)
 		}
 	}
 	return nil
 }
 
-// update is one sweep of one chain in the documented order.
-func (co *Coefficients[T]) update(x, z []T) {
+// pass is one pass over the positions of frame f in the documented order
+// (see "The update order"): x and z are indexed by position; ext selects
+// the over-relaxed form with normal factor g.
+func (co *Coefficients[T]) pass(x, z []T, f int, g T, ext bool) {
 	d, st := co.Dim, co.Stride
+	w, off, sc := co.Weight[f*d*st:], co.Offset[f*d:], co.Scale[f*d:]
 	for i := 0; i < d; i++ {
-		acc := co.Offset[i]
+		acc := off[i]
 		for j := i + 1; j < d; j++ {
-			acc = fma(co.Weight[j*st+i], x[j], acc)
+			acc = fma(w[j*st+i], x[j], acc)
 		}
 		for j := 0; j < i; j++ {
-			acc = fma(co.Weight[j*st+i], x[j], acc)
+			acc = fma(w[j*st+i], x[j], acc)
 		}
-		x[i] = fma(co.Scale[i], z[i], acc)
+		if ext {
+			x[i] = fma(sc[i], mul(g, z[i]), fma(co.Keep, x[i], acc))
+		} else {
+			x[i] = fma(sc[i], z[i], acc)
+		}
 	}
 }

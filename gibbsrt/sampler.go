@@ -22,7 +22,8 @@ type Sampler struct {
 	fn       map[string]cuda.Function // by kernel name
 	have     []Strategy               // the module's strategies
 	sms      int                      // the device's multiprocessors, for Auto
-	co       *Coefficients[float32]
+	scheme   Scheme                   // how sweeps update the chains
+	p        *plan[float32]           // the model under the scheme; nil before SetModel
 	strategy Strategy
 	closed   bool
 	states   map[*DeviceState]struct{} // live, freed by Close
@@ -31,9 +32,10 @@ type Sampler struct {
 	stream   cuda.Stream               // every launch and copy of the sampler
 	staging  cuda.HostMemory           // page-locked copy of host slices, grown on demand
 
-	// Scratch device buffers for the host-slice calls, grown on demand.
-	scratch     [2]cuda.DevicePtr
-	scratchSize [2]uint64
+	// Scratch device buffers for the host-slice calls (0, 1) and for
+	// Chebyshev coefficients (2), grown on demand.
+	scratch     [3]cuda.DevicePtr
+	scratchSize [3]uint64
 
 	// The per-model kernel (specialize.go): the current model's, the
 	// compiled ones by model hash, and the compilations in flight.
@@ -60,7 +62,7 @@ func NewSampler(m ModuleSpec, device int) (*Sampler, error) {
 	s := &Sampler{
 		m: m, ctx: ctx, kernels: ks, fn: map[string]cuda.Function{}, sms: ctx.MultiprocessorCount(),
 		states: map[*DeviceState]struct{}{}, hosts: map[*HostState]struct{}{}, traces: map[*DeviceTrace]struct{}{},
-		specs: map[[32]byte]*specialization{},
+		specs: map[[32]byte]*specialization{}, scheme: Plain,
 	}
 	if err := s.load(); err != nil {
 		ctx.Close()
@@ -90,8 +92,8 @@ func (s *Sampler) load() error {
 			return err
 		}
 		s.fn[k.Name] = f
-		if k.Traced != "" {
-			if s.fn[k.Traced], err = mod.Function(k.Traced); err != nil {
+		if k.Ext != "" {
+			if s.fn[k.Ext], err = mod.Function(k.Ext); err != nil {
 				return err
 			}
 		}
@@ -141,33 +143,91 @@ func (s *Sampler) entry(role kernels.Role, st Strategy) (*kernels.Kernel, error)
 	return nil, fmt.Errorf("gibbsrt: no kernel for role %d, strategy %v", role, st)
 }
 
-// SetModel validates Q and mu (see NewCoefficients) and uploads the tables
-// the module's kernels read.
+// SetModel validates Q and mu (see NewCoefficients), chooses ω if the
+// scheme asks for it, and uploads the tables the module's kernels read.
 func (s *Sampler) SetModel(Q [][]float64, mu []float64) error {
-	co, err := NewCoefficients[float32](s.m.Dim, Q, mu)
+	s.mu.Lock()
+	sc := s.scheme
+	s.mu.Unlock()
+	p, err := newPlan[float32](s.m.Dim, Q, mu, sc)
 	if err != nil {
 		return err
 	}
-	tables := map[string][]float32{
-		kernels.SymbolWeight: co.Weight, kernels.SymbolWeightG: co.Weight,
-		kernels.SymbolOffset: co.Offset, kernels.SymbolScale: co.Scale,
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.install(p)
+}
+
+// SetScheme sets how later sweeps update the chains (Plain until set).
+// With a model set, it chooses ω if sc asks for it, uploads the new tables
+// and, in a package with the per-model kernel, specializes it anew.
+func (s *Sampler) SetScheme(sc Scheme) error {
+	if err := sc.check(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	p := s.p
+	s.mu.Unlock()
+	if p != nil {
+		var err error
+		if p, err = p.rescheme(sc); err != nil {
+			return err
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return ErrClosed
 	}
-	err = s.ctx.Do(func(l cuda.Locked) error {
+	s.scheme = sc
+	if p == nil {
+		return nil
+	}
+	return s.install(p)
+}
+
+// Scheme returns the scheme set.
+func (s *Sampler) Scheme() Scheme {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.scheme
+}
+
+// Mixing returns what the scheme predicts on the model (see Mixing): the ω
+// in use, the rate at which the mean error falls and the autocorrelation
+// times. It is computed on the first call after SetModel or SetScheme.
+func (s *Sampler) Mixing() (Mixing, error) {
+	s.mu.Lock()
+	p := s.p
+	s.mu.Unlock()
+	if p == nil {
+		return Mixing{}, errors.New("gibbsrt: Mixing called before SetModel")
+	}
+	return p.mixing()
+}
+
+// install uploads p's tables and makes it current. The caller holds s.mu.
+func (s *Sampler) install(p *plan[float32]) error {
+	if s.closed {
+		return ErrClosed
+	}
+	co := p.co
+	tables := map[string][]float32{
+		kernels.SymbolWeight: co.Weight, kernels.SymbolWeightG: co.Weight,
+		kernels.SymbolOffset: co.Offset, kernels.SymbolScale: co.Scale,
+		kernels.SymbolKeep: {co.Keep},
+	}
+	err := s.ctx.Do(func(l cuda.Locked) error {
 		for _, sym := range kernels.SymbolsOf(s.kernels) {
 			data := tables[sym.Name]
-			p, size, err := s.mod.Global(sym.Name)
+			ptr, size, err := s.mod.Global(sym.Name)
 			if err != nil {
 				return err
 			}
 			if want := uint64(4 * len(data)); size != want {
 				return fmt.Errorf("gibbsrt: module symbol %s has %d bytes, want %d: the fatbin does not match dim %d", sym.Name, size, want, s.m.Dim)
 			}
-			if err := l.CopyToDevice(p, unsafe.Pointer(&data[0]), size); err != nil {
+			if err := l.CopyToDevice(ptr, unsafe.Pointer(&data[0]), size); err != nil {
 				return err
 			}
 		}
@@ -176,8 +236,8 @@ func (s *Sampler) SetModel(Q [][]float64, mu []float64) error {
 	if err != nil {
 		return err
 	}
-	s.co = co
-	s.specialize(co)
+	s.p = p
+	s.specialize(p)
 	return nil
 }
 
@@ -203,31 +263,30 @@ func (s *Sampler) SetStrategy(st Strategy) error {
 // package's strategies, in the table's Auto order, whose rule holds (see
 // README, "Strategies"). By the measurements in docs/BENCHMARKS.md (H200,
 // run 4) the rule picks the fastest at every measured shape:
-//   - constant memory for a single sweep per launch while the weights fit
-//     the constant cache's 2 KB fast level (dim ≤ 21, rows padded to 4): it
-//     skips staging the weights;
+//   - constant memory for a single plain sweep per launch while the
+//     weights fit the constant cache's 2 KB fast level (dim ≤ 21, rows
+//     padded to 4): it skips staging the weights;
 //   - one warp per chain while the batch is below 64 chains per
 //     multiprocessor;
+//   - the per-model kernel, once compiled, where shared memory would run;
 //   - shared memory otherwise.
 func (s *Sampler) Choose(chains, sweeps int) Strategy {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.choose(chains, sweeps)
+	return s.chooseFor(chains, sweeps, s.p != nil && s.p.ext())
 }
 
-func (s *Sampler) choose(chains, sweeps int) Strategy { return s.chooseFor(chains, sweeps, false) }
-
-// chooseFor is choose for a plain or a traced launch: Auto runs the
-// per-model kernel once that entry point of it is compiled.
-func (s *Sampler) chooseFor(chains, sweeps int, traced bool) Strategy {
+// chooseFor is Choose for a launch of the plain or the Ext entry points:
+// Auto runs the per-model kernel once that entry point of it is compiled.
+func (s *Sampler) chooseFor(chains, sweeps int, ext bool) Strategy {
 	if s.strategy != Auto {
 		return s.strategy
 	}
 	have := s.have
-	if !s.specReady(traced) { // compiling, failed, or no model yet
+	if !s.specReady(ext) { // compiling, failed, or no model yet
 		have = slices.DeleteFunc(slices.Clone(have), func(st Strategy) bool { return st == Specialized })
 	}
-	return kernels.Choose(kernels.Shape{Dim: s.m.Dim, Chains: chains, Sweeps: sweeps, Multiprocessors: s.sms}, have)
+	return kernels.Choose(kernels.Shape{Dim: s.m.Dim, Chains: chains, Sweeps: sweeps, Multiprocessors: s.sms, Ext: ext}, have)
 }
 
 // check is the common prologue of every launch: open, model set.
@@ -235,7 +294,7 @@ func (s *Sampler) check() error {
 	if s.closed {
 		return ErrClosed
 	}
-	if s.co == nil {
+	if s.p == nil {
 		return errors.New("gibbsrt: sweep called before SetModel")
 	}
 	return nil
@@ -249,7 +308,7 @@ func (s *Sampler) check() error {
 func (s *Sampler) Sweep(x []float32, sweeps int, st Stream) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.sweepHost(x, sweeps, st, traceArgs{})
+	return s.sweepHost(x, sweeps, st, traceArgs{}, chebArgs{})
 }
 
 // SweepTrace is Sweep that also records states as tr says into out (see
@@ -278,7 +337,7 @@ func (s *Sampler) SweepTrace(x []float32, sweeps int, st Stream, tr Trace, out [
 	}
 	defer t.Free()
 	s.mu.Lock()
-	err = s.sweepHost(x, sweeps, st, t.args())
+	err = s.sweepHost(x, sweeps, st, t.args(), chebArgs{})
 	t.records = n
 	s.mu.Unlock()
 	if err != nil {
@@ -287,8 +346,8 @@ func (s *Sampler) SweepTrace(x []float32, sweeps int, st Stream, tr Trace, out [
 	return n, t.Download(out[:sh.size(n)])
 }
 
-// sweepHost is Sweep with trace arguments, with s.mu held.
-func (s *Sampler) sweepHost(x []float32, sweeps int, st Stream, t traceArgs) error {
+// sweepHost is Sweep with trace and Chebyshev arguments, with s.mu held.
+func (s *Sampler) sweepHost(x []float32, sweeps int, st Stream, t traceArgs, ch chebArgs) error {
 	if err := s.check(); err != nil {
 		return err
 	}
@@ -299,7 +358,7 @@ func (s *Sampler) sweepHost(x []float32, sweeps int, st Stream, t traceArgs) err
 	bytes := uint64(len(x)) * 4
 	return s.ctx.Do(func(l cuda.Locked) error {
 		if p, ok := s.mapped(x); ok {
-			if err := s.launchSweeps(l, p, chains, sweeps, st, t); err != nil {
+			if err := s.launchSweeps(l, p, chains, sweeps, st, t, ch); err != nil {
 				return err
 			}
 			return l.StreamSynchronize(s.stream)
@@ -309,7 +368,7 @@ func (s *Sampler) sweepHost(x []float32, sweeps int, st Stream, t traceArgs) err
 			return err
 		}
 		copy(unsafe.Slice((*float32)(buf.Host), len(x)), x)
-		if err := s.launchSweeps(l, buf.Device, chains, sweeps, st, t); err != nil {
+		if err := s.launchSweeps(l, buf.Device, chains, sweeps, st, t, ch); err != nil {
 			return err
 		}
 		if err := l.StreamSynchronize(s.stream); err != nil {
@@ -370,7 +429,7 @@ func (s *Sampler) sweepDevice(x *DeviceState, sweeps int, st Stream, t *DeviceTr
 	if x.chains == 0 || sweeps == 0 {
 		return nil
 	}
-	return s.ctx.Do(func(l cuda.Locked) error { return s.launchSweeps(l, x.ptr, x.chains, sweeps, st, ta) })
+	return s.ctx.Do(func(l cuda.Locked) error { return s.launchSweeps(l, x.ptr, x.chains, sweeps, st, ta, chebArgs{}) })
 }
 
 // Synchronize waits for the sampler's queued work. Errors of a kernel
@@ -386,23 +445,36 @@ func (s *Sampler) Synchronize() error {
 
 // maxSweepsPerLaunch keeps the kernels' 32-bit sweep counts in range, with
 // room for the sweep index past the last one (the kernels' "no record"
-// mark is 2³²-1).
-const maxSweepsPerLaunch = 1 << 31
+// mark is 2³²-1) and for a symmetric sweep's two passes.
+const maxSweepsPerLaunch = 1 << 30
 
-func (s *Sampler) launchSweeps(l cuda.Locked, x cuda.DevicePtr, chains, sweeps int, st Stream, t traceArgs) error {
-	k, err := s.entry(kernels.Sweep, s.chooseFor(chains, sweeps, t.out != 0))
+// launchSweeps queues sweeps sweeps over the chains at x: through the plain
+// entry point of Auto's (or the set) strategy for plain sweeps, through its
+// Ext entry point for other schemes, traces (t) and Chebyshev iterations
+// (ch).
+func (s *Sampler) launchSweeps(l cuda.Locked, x cuda.DevicePtr, chains, sweeps int, st Stream, t traceArgs, ch chebArgs) error {
+	ext := t.out != 0 || ch.table != 0 || s.p.ext()
+	k, err := s.entry(kernels.Sweep, s.chooseFor(chains, sweeps, ext))
 	if err != nil {
 		return err
+	}
+	kind := s.p.scheme.Kind
+	if ch.table != 0 {
+		kind = Symmetric
 	}
 	for done := 0; done < sweeps; {
 		n := min(sweeps-done, maxSweepsPerLaunch)
 		part := st
 		part.Sweep += uint64(done)
 		var err error
-		if t.out == 0 {
+		if !ext {
 			err = s.launch(l, k, false, chains, sweepArgs(x, chains, n, part)...)
 		} else {
-			err = s.launch(l, k, true, chains, tracedArgs(x, chains, n, part, t)...)
+			cp := ch
+			if cp.table != 0 { // this launch's iterations' coefficients
+				cp.table += cuda.DevicePtr(uint64(done) * kernels.ChebyshevStride * 4)
+			}
+			err = s.launch(l, k, true, chains, extArgs(x, chains, n, part, kind, cp, t)...)
 		}
 		if err != nil {
 			return err
@@ -426,6 +498,9 @@ func (s *Sampler) SweepNoise(x, noise []float32, sweeps int) error {
 	k, err := s.entry(kernels.SweepNoise, Auto)
 	if err != nil {
 		return err
+	}
+	if s.p.ext() {
+		return fmt.Errorf("gibbsrt: SweepNoise runs plain Gibbs sweeps; the scheme is %v", s.p.scheme)
 	}
 	chains, err := CheckSweepArgs(s.m.Dim, len(x), sweeps, Stream{})
 	if err != nil {

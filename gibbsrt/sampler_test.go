@@ -73,7 +73,7 @@ func TestLaunchArgsMatchTable(t *testing.T) {
 		kernels.Moments:    momentsArgs(1, 1000, 8, 128, 2),
 		kernels.Transform:  transformArgs(1, 7, 100),
 	}
-	traced := tracedArgs(1, 10, 5, st, traceArgs{out: 3, index: 4, thin: 2, cols: 3, chain0: 1, chains: 5})
+	ext := extArgs(1, 10, 5, st, Symmetric, chebArgs{table: 5, prev: 6}, traceArgs{out: 3, index: 4, thin: 2, cols: 3, chain0: 1, chains: 5})
 	for _, k := range kernels.All() {
 		args, ok := byRole[k.Role]
 		if !ok {
@@ -83,20 +83,20 @@ func TestLaunchArgsMatchTable(t *testing.T) {
 		if err := checkArgs(k.Name, k.Params, args); err != nil {
 			t.Errorf("kernel %s: %v", k.Name, err)
 		}
-		if k.Traced != "" {
-			if err := checkArgs(k.Traced, k.TracedParams, traced); err != nil {
-				t.Errorf("kernel %s: %v", k.Traced, err)
+		if k.Ext != "" {
+			if err := checkArgs(k.Ext, k.ExtParams, ext); err != nil {
+				t.Errorf("kernel %s: %v", k.Ext, err)
 			}
 		}
 	}
 	// The check can fail: a dropped argument, or a 64-bit count where the
 	// kernel takes 32 bits.
 	k := kernels.ForStrategy(SharedMemory)
-	if err := checkArgs(k.Traced, k.TracedParams, traced[:11]); err == nil || !strings.Contains(err.Error(), "takes 12 arguments, launched with 11") {
+	if err := checkArgs(k.Ext, k.ExtParams, ext[:14]); err == nil || !strings.Contains(err.Error(), "takes 15 arguments, launched with 14") {
 		t.Errorf("dropped argument: %v", err)
 	}
-	if err := checkArgs(k.Name, k.Params, traced); err == nil {
-		t.Error("the traced argument list passed for the plain kernel")
+	if err := checkArgs(k.Name, k.Params, ext); err == nil {
+		t.Error("the Ext argument list passed for the plain kernel")
 	}
 	wide := sweepArgs(1, 10, 5, st)
 	wide[2] = uint64(5)

@@ -54,24 +54,27 @@ func (s SpecializationState) String() string {
 	return "none"
 }
 
-// Specialization describes the current model's specialized kernel. Its
-// plain entry point is compiled first, and State turns Ready with it; the
-// traced one (for SweepTrace and traced Runs) follows, and Auto uses the
-// kernel for traced launches once TracedState is Ready.
+// Specialization describes the current model's specialized kernel. The
+// entry point the scheme's sweeps run is compiled first (the plain one for
+// plain Gibbs sweeps, the Ext one otherwise), and State turns Ready with
+// it; for plain Gibbs the Ext one (for traces and Chebyshev iterations)
+// follows, and Auto uses the kernel for those launches once ExtState is
+// Ready. Under over-relaxation the plain entry point is not built: it would
+// not apply the ω the tables hold.
 type Specialization struct {
-	State       SpecializationState
-	Err         error // for Failed
-	TracedState SpecializationState
-	TracedErr   error
-	Cached      bool          // SetModel found the model compiled already
-	Dropped     int           // fmas by zero weights deleted from the PTX
-	Kept        int           // fmas by nonzero weights
-	Registers   int           // per thread, of the plain kernel
-	JIT         time.Duration // the driver's compile time of the plain kernel
-	Total       time.Duration // SetModel to the plain kernel's readiness: writing the PTX, compiling, loading
-	InfoLog     string        // the driver's JIT log
-	ModelHash   [32]byte
-	Generation  int // counts SetModel calls, to tell models apart
+	State      SpecializationState
+	Err        error // for Failed
+	ExtState   SpecializationState
+	ExtErr     error
+	Cached     bool          // SetModel found the model compiled already
+	Dropped    int           // fmas by zero weights deleted from the first entry point's PTX
+	Kept       int           // fmas by nonzero weights in it
+	Registers  int           // per thread, of the first entry point
+	JIT        time.Duration // the driver's compile time of the first entry point
+	Total      time.Duration // SetModel to its readiness: writing the PTX, compiling, loading
+	InfoLog    string        // the driver's JIT log
+	ModelHash  [32]byte
+	Generation int // counts SetModel and SetScheme calls, to tell models apart
 }
 
 // entryBuild is the compile of one entry point; its fields are written
@@ -111,17 +114,26 @@ func (e *entryBuild) state() SpecializationState {
 // the sampler.
 type specialization struct {
 	hash          [32]byte
-	plain, traced entryBuild
-	dropped, kept int    // written before plain.done is closed
+	plain, ext    entryBuild
+	extFirst      bool   // the Ext entry point is built first
+	dropped, kept int    // written before the first build's done is closed
 	used          uint64 // the sampler's use clock at its last SetModel
 }
 
-func (sp *specialization) finished() bool { return sp.plain.finished() && sp.traced.finished() }
+func (sp *specialization) finished() bool { return sp.plain.finished() && sp.ext.finished() }
+
+// first returns the build made first.
+func (sp *specialization) first() *entryBuild {
+	if sp.extFirst {
+		return &sp.ext
+	}
+	return &sp.plain
+}
 
 // build returns the compile of entry point name.
 func (sp *specialization) build(k *kernels.Kernel, name string) *entryBuild {
-	if name == k.Traced {
-		return &sp.traced
+	if name == k.Ext {
+		return &sp.ext
 	}
 	return &sp.plain
 }
@@ -130,7 +142,7 @@ func (sp *specialization) build(k *kernels.Kernel, name string) *entryBuild {
 func modelHash(co *Coefficients[float32]) [32]byte {
 	h := sha256.New()
 	var b [4]byte
-	for _, tab := range [][]float32{co.Weight, co.Offset, co.Scale} {
+	for _, tab := range [][]float32{co.Weight, co.Offset, co.Scale, {co.Keep}} {
 		for _, v := range tab {
 			binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
 			h.Write(b[:])
@@ -141,15 +153,16 @@ func modelHash(co *Coefficients[float32]) [32]byte {
 	return out
 }
 
-var markerRE = regexp.MustCompile(`GG([WOS])_([0-9]+)`)
+var markerRE = regexp.MustCompile(`GG([WOS])(R?)_([0-9]+)|GGK\b`)
 
 // specializePTX writes co into the per-model kernel's PTX: each marker
 // becomes its coefficient's float32 bits (0fXXXXXXXX), and each line whose
-// marker is a zero weight (+0 or -0) is deleted. That line is one fma that
-// adds x·0 to a running sum in place, and dropping it can change only the
-// sign of a zero sum, which no state ever sees: x_i = scale_i·z + sum, and
-// scale_i·z is never zero. It returns the new PTX and the fmas dropped and
-// kept.
+// marker is a zero weight (+0 or -0), or keep when it is 0, is deleted.
+// That line is one fma that adds x·0 to a running sum in place, and
+// dropping it can change only the sign of a zero sum, which no state ever
+// sees: x_i = scale_i·z + sum, and scale_i·z is never zero. Markers ending
+// in R are frame 1's (the reversed order). It returns the new PTX and the
+// weights' fmas dropped and kept.
 func specializePTX(ptx []byte, co *Coefficients[float32]) (out []byte, dropped, kept int, err error) {
 	out = make([]byte, 0, len(ptx))
 	for len(ptx) > 0 {
@@ -167,22 +180,34 @@ func specializePTX(ptx []byte, co *Coefficients[float32]) (out []byte, dropped, 
 			return nil, 0, 0, fmt.Errorf("gibbsrt: PTX line %q holds %d coefficient markers, want 1", bytes.TrimSpace(line), len(ms))
 		}
 		m := ms[0]
-		kind := line[m[2]]
-		idx, err := strconv.Atoi(string(line[m[4]:m[5]]))
-		if err != nil {
-			return nil, 0, 0, fmt.Errorf("gibbsrt: PTX marker %q: %v", line[m[0]:m[1]], err)
-		}
-		tab := map[byte][]float32{'W': co.Weight, 'O': co.Offset, 'S': co.Scale}[kind]
-		if idx >= len(tab) {
-			return nil, 0, 0, fmt.Errorf("gibbsrt: PTX marker %q is past the model's %d entries: the PTX does not match dim %d", line[m[0]:m[1]], len(tab), co.Dim)
-		}
-		v := tab[idx]
-		if kind == 'W' {
-			if v == 0 {
-				dropped++
+		var v float32
+		if m[2] < 0 { // GGK
+			if co.Keep == 0 {
 				continue
 			}
-			kept++
+			v = co.Keep
+		} else {
+			kind := line[m[2]]
+			idx, err := strconv.Atoi(string(line[m[6]:m[7]]))
+			if err != nil {
+				return nil, 0, 0, fmt.Errorf("gibbsrt: PTX marker %q: %v", line[m[0]:m[1]], err)
+			}
+			tab := map[byte][]float32{'W': co.Weight, 'O': co.Offset, 'S': co.Scale}[kind]
+			per := len(tab) / kernels.Frames
+			if idx >= per {
+				return nil, 0, 0, fmt.Errorf("gibbsrt: PTX marker %q is past the model's %d entries: the PTX does not match dim %d", line[m[0]:m[1]], per, co.Dim)
+			}
+			if m[5] > m[4] { // frame 1
+				idx += per
+			}
+			v = tab[idx]
+			if kind == 'W' {
+				if v == 0 {
+					dropped++
+					continue
+				}
+				kept++
+			}
 		}
 		out = append(out, line[:m[0]]...)
 		out = fmt.Appendf(out, "0f%08X", math.Float32bits(v))
@@ -201,13 +226,17 @@ func (s *Sampler) ptxKernel() *kernels.Kernel {
 	return nil
 }
 
-// specialize makes co's specialized kernel current: from the cache, or by
+// errPlainUnbuilt is the plain entry point's error under over-relaxation.
+var errPlainUnbuilt = errors.New("gibbsrt: the plain entry point is not built for an over-relaxed model")
+
+// specialize makes p's specialized kernel current: from the cache, or by
 // starting its compilation. The caller holds s.mu.
-func (s *Sampler) specialize(co *Coefficients[float32]) {
+func (s *Sampler) specialize(p *plan[float32]) {
 	k := s.ptxKernel()
 	if k == nil {
 		return
 	}
+	co := p.co
 	s.generation++
 	s.useClock++
 	h := modelHash(co)
@@ -216,33 +245,43 @@ func (s *Sampler) specialize(co *Coefficients[float32]) {
 		s.spec, s.specCached = sp, true
 		return
 	}
-	sp := &specialization{hash: h, used: s.useClock}
-	sp.plain.done, sp.traced.done = make(chan struct{}), make(chan struct{})
+	sp := &specialization{hash: h, used: s.useClock, extFirst: p.ext()}
+	sp.plain.done, sp.ext.done = make(chan struct{}), make(chan struct{})
+	order := []string{k.Name, k.Ext}
+	switch {
+	case co.Keep != 0: // over-relaxed: Ext only
+		order = []string{k.Ext}
+		sp.plain.err = errPlainUnbuilt
+		close(sp.plain.done)
+	case sp.extFirst:
+		order = []string{k.Ext, k.Name}
+	}
 	s.specs[h] = sp
 	s.spec, s.specCached = sp, false
 	s.evict()
 	s.compiling.Add(1)
 	go func() {
 		defer s.compiling.Done()
-		s.compile(sp, k, co)
+		s.compile(sp, k, co, order)
 	}()
 }
 
-// compile builds sp, the plain entry point first (Auto can use it as soon
-// as it is ready), then the traced one, each as a module of its own. It
-// takes no lock of the sampler, and the driver compiles in a context of its
-// own (cuda.LoadPTX): the sampler's launches go on meanwhile.
-func (s *Sampler) compile(sp *specialization, k *kernels.Kernel, co *Coefficients[float32]) {
+// compile builds sp's entry points in order, each as a module of its own,
+// so that Auto can use the first as soon as it is ready. It takes no lock
+// of the sampler, and the driver compiles in a context of its own
+// (cuda.LoadPTX): the sampler's launches go on meanwhile.
+func (s *Sampler) compile(sp *specialization, k *kernels.Kernel, co *Coefficients[float32], order []string) {
 	start := time.Now()
-	ptx, dropped, kept, err := specializePTX(s.m.PTX, co)
-	sp.dropped, sp.kept = dropped, kept
-	for _, name := range []string{k.Name, k.Traced} {
+	for i, name := range order {
 		e := sp.build(k, name)
+		ptx, dropped, kept, err := specializePTX(ptxEntry(s.m.PTX, name), co)
+		if i == 0 {
+			sp.dropped, sp.kept = dropped, kept
+		}
 		if err != nil {
-			e.err = err // the plain one's failure stands for both
+			e.err = err
 		} else {
-			s.buildEntry(e, ptxEntry(ptx, name), name)
-			err = e.err
+			s.buildEntry(e, ptx, name)
 		}
 		e.took = time.Since(start)
 		close(e.done)
@@ -329,7 +368,7 @@ func (s *Sampler) evict() {
 // modules returns sp's loaded modules.
 func (sp *specialization) modules() []*cuda.Module {
 	var out []*cuda.Module
-	for _, e := range []*entryBuild{&sp.plain, &sp.traced} {
+	for _, e := range []*entryBuild{&sp.plain, &sp.ext} {
 		if e.mod != nil {
 			out = append(out, e.mod)
 		}
@@ -337,14 +376,14 @@ func (sp *specialization) modules() []*cuda.Module {
 	return out
 }
 
-// specReady reports whether Auto may run the current model's kernel, plain
-// or traced. The caller holds s.mu.
-func (s *Sampler) specReady(traced bool) bool {
+// specReady reports whether Auto may run the current model's kernel, its
+// plain or its Ext entry point. The caller holds s.mu.
+func (s *Sampler) specReady(ext bool) bool {
 	if s.spec == nil {
 		return false
 	}
-	if traced {
-		return s.spec.traced.ready()
+	if ext {
+		return s.spec.ext.ready()
 	}
 	return s.spec.plain.ready()
 }
@@ -372,29 +411,30 @@ func (s *Sampler) Specialization() Specialization {
 	if sp == nil {
 		return Specialization{}
 	}
+	first := sp.first()
 	out := Specialization{
-		State: sp.plain.state(), TracedState: sp.traced.state(),
+		State: first.state(), ExtState: sp.ext.state(),
 		Cached: s.specCached, ModelHash: sp.hash, Generation: s.generation,
 	}
 	if out.State != Compiling {
-		out.Err, out.Dropped, out.Kept, out.Registers = sp.plain.err, sp.dropped, sp.kept, sp.plain.regs
-		out.JIT, out.Total, out.InfoLog = sp.plain.rep.Wall, sp.plain.took, sp.plain.rep.InfoLog
+		out.Err, out.Dropped, out.Kept, out.Registers = first.err, sp.dropped, sp.kept, first.regs
+		out.JIT, out.Total, out.InfoLog = first.rep.Wall, first.took, first.rep.InfoLog
 	}
-	if out.TracedState != Compiling {
-		out.TracedErr = sp.traced.err
+	if out.ExtState != Compiling {
+		out.ExtErr = sp.ext.err
 	}
 	return out
 }
 
 // WaitSpecialization blocks until the current model's specialized kernel
-// (its plain entry point) is ready or has failed, and returns
+// (the entry point built first) is ready or has failed, and returns
 // Specialization.
 func (s *Sampler) WaitSpecialization() Specialization {
 	s.mu.Lock()
 	sp := s.spec
 	s.mu.Unlock()
 	if sp != nil {
-		<-sp.plain.done
+		<-sp.first().done
 	}
 	return s.Specialization()
 }

@@ -67,6 +67,40 @@ func TestSpecializePTX(t *testing.T) {
 	}
 }
 
+// TestSpecializePTXFramesAndKeep: frame 1's markers (…R_) take the
+// reversed tables' entries, GGK takes keep = 1 − ω, and keep's line goes
+// when ω = 1.
+func TestSpecializePTXFramesAndKeep(t *testing.T) {
+	const ext = "\tmov.f32 %f1, GGOR_0;\n\tfma.rn.f32 %f1, %f9, GGWR_4, %f1;\n\tfma.rn.f32 %f1, %f2, GGK, %f1;\n\tfma.rn.f32 %f3, %f7, GGSR_1, %f1;\n"
+	co, err := NewRelaxedCoefficients[float32](2, [][]float64{{2, 1}, {1, 4}}, []float64{1, -1}, 1.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Frame 1: position 0 is coordinate 1, so its offset is coordinate 1's,
+	// and GGWR_4 (position 1 into position 0) is coordinate 0's weight in
+	// coordinate 1's mean, frame 0's entry 0*4+1.
+	if co.Offset[2] != co.Offset[1] || co.Weight[2*4+4] != co.Weight[1] || co.Scale[3] != co.Scale[0] {
+		t.Fatalf("frame 1 is not the reversed frame 0: %v, %v", co.Offset, co.Weight)
+	}
+	out, dropped, kept, err := specializePTX([]byte(ext), co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.NewReplacer("GGOR_0", hexf(co.Offset[2]), "GGWR_4", hexf(co.Weight[8+4]), "GGK", hexf(co.Keep),
+		"GGSR_1", hexf(co.Scale[3])).Replace(ext)
+	if string(out) != want || dropped != 0 || kept != 1 || co.Keep != -0.5 {
+		t.Errorf("ω = 1.5: dropped, kept = %d, %d; keep %v; PTX:\n%s\nwant:\n%s", dropped, kept, co.Keep, out, want)
+	}
+	plain := fixtureModel(t, 1)
+	out, _, _, err = specializePTX([]byte(ext), plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "GGK") || strings.Count(string(out), "\n") != 3 {
+		t.Errorf("ω = 1: keep's line stays:\n%s", out)
+	}
+}
+
 func hexf(v float32) string { return fmt.Sprintf("0f%08X", math.Float32bits(v)) }
 
 func TestSpecializePTXRejects(t *testing.T) {
@@ -142,7 +176,8 @@ func seq(lo, hi int) []int {
 // of zero weights, checked: with +0 and -0 weights, offsets of -0, states
 // holding zeros of both signs and tiny values, the update without those
 // fmas gives the same bits as with them, since a dropped fma can only
-// change the sign of a zero sum and scale·z is never zero.
+// change the sign of a zero sum and scale·z is never zero. The same
+// argument makes the Ext update at ω = 1 (keep = 0, g = 1) the plain one.
 func TestDroppingZeroWeightsKeepsBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	negZero := float32(math.Copysign(0, -1))
@@ -166,11 +201,16 @@ func TestDroppingZeroWeightsKeepsBits(t *testing.T) {
 			z[i] = Normal(rng.Uint32())
 		}
 		y := append([]float32(nil), x...)
-		co.update(x, z)
+		e := append([]float32(nil), x...)
+		co.pass(x, z, 0, 1, false)
 		updateSkippingZeros(co, y, z)
+		co.pass(e, z, 0, 1, true) // the Ext form at keep = 0, g = 1
 		for i := range x {
 			if math.Float32bits(x[i]) != math.Float32bits(y[i]) {
 				t.Fatalf("trial %d, dim %d: x[%d] = %v with the zero weights' fmas, %v without", trial, d, i, x[i], y[i])
+			}
+			if math.Float32bits(x[i]) != math.Float32bits(e[i]) {
+				t.Fatalf("trial %d, dim %d: x[%d] = %v by the plain update, %v by the Ext one at ω = 1", trial, d, i, x[i], e[i])
 			}
 		}
 	}

@@ -57,6 +57,13 @@ func Distribution(t *testing.T, h Harness) {
 // Var(mean_i) = Σ_ii/B and Var(C_ij) = (Σ_ii Σ_jj + E[C_ij]²)/B.
 func CheckDistribution(t TB, m Model, sweep sweepFunc, chains int, rng *rand.Rand) {
 	t.Helper()
+	checkDistribution(t, m, sweep, chains, rng, SweepMatrix(m.Q))
+}
+
+// checkDistribution is CheckDistribution for a sweep whose mean-error
+// operator is g.
+func checkDistribution(t TB, m Model, sweep sweepFunc, chains int, rng *rand.Rand, g *mat.Dense) {
+	t.Helper()
 	x := ExactDraws(m, chains, rng)
 	st := gibbsrt.Stream{Seed: rng.Uint64()}
 	step := func(n int) {
@@ -69,7 +76,6 @@ func CheckDistribution(t TB, m Model, sweep sweepFunc, chains int, rng *rand.Ran
 	step(2)
 	checkMoments(t, "after 2 sweeps", m, x, chains)
 	xt := append([]float32(nil), x...)
-	g := SweepMatrix(m.Q)
 	step(1)
 	checkLag(t, m, xt, x, chains, 1, g)
 	step(3)

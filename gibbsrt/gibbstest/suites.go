@@ -14,6 +14,8 @@ import (
 // CPUSampler is what a generated package's Reference offers.
 type CPUSampler interface {
 	SetModel(Q [][]float64, mu []float64) error
+	SetScheme(sc gibbsrt.Scheme) error
+	Mixing() (gibbsrt.Mixing, error)
 	Sweep(x []float32, sweeps int, st gibbsrt.Stream) error
 	SweepTrace(x []float32, sweeps int, st gibbsrt.Stream, tr gibbsrt.Trace, out []float32) (int, error)
 	SweepNoise(x, noise []float32, sweeps int) error

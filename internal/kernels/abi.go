@@ -44,13 +44,20 @@ func ParseDType(s string) (DType, error) {
 // multiple of four, so that rows can be read as float4.
 func Stride(dim int) int { return (dim + 3) &^ 3 }
 
-// The module tables the host fills before launching.
+// The module tables the host fills before launching. Each holds two
+// frames: frame 0 for the natural coordinate order and frame 1, after it, for
+// the reversed order (position p is coordinate dim-1-p), which backward
+// passes use (README, "Sweeps").
 const (
-	SymbolWeight  = "gibbs_weight"        // __constant__, [dim*stride]
+	SymbolWeight  = "gibbs_weight"        // __constant__, [2][dim*stride]
 	SymbolWeightG = "gibbs_weight_global" // __device__, same contents
-	SymbolOffset  = "gibbs_offset"        // __constant__, [dim]
-	SymbolScale   = "gibbs_scale"         // __constant__, [dim]
+	SymbolOffset  = "gibbs_offset"        // __constant__, [2][dim]
+	SymbolScale   = "gibbs_scale"         // __constant__, [2][dim]
+	SymbolKeep    = "gibbs_keep"          // __constant__, [1]
 )
+
+// Frames is the number of frames in each table but gibbs_keep.
+const Frames = 2
 
 // Symbol describes one module table.
 type Symbol struct {
@@ -62,16 +69,17 @@ type Symbol struct {
 
 // Symbols lists every table, in the manifest's order.
 func Symbols() []Symbol {
-	weights := func(d int) int { return d * Stride(d) }
-	vector := func(d int) int { return d }
+	weights := func(d int) int { return Frames * d * Stride(d) }
+	vector := func(d int) int { return Frames * d }
 	fixed := func(s string) func(int) string { return func(int) string { return s } }
 	return []Symbol{
 		{SymbolWeight, "constant", weights, func(d int) string {
-			return fmt.Sprintf("weight[j*%d+i] = -Q[i][j]/Q[i][i], the weight of x_j in the conditional mean of x_i; 0 on the diagonal and for i >= %d (padding)", Stride(d), d)
+			return fmt.Sprintf("weight[f*%d + j*%d + i] = -omega*Q[i][j]/Q[i][i] in frame f, the weight of position j in the conditional mean of position i (frame 0: position i is coordinate i; frame 1: coordinate %d-i); 0 on the diagonal and for i >= %d (padding)", d*Stride(d), Stride(d), d-1, d)
 		}},
 		{SymbolWeightG, "global", weights, fixed("same contents as gibbs_weight; the source the shared-memory kernels stage from")},
-		{SymbolOffset, "constant", vector, fixed("offset[i] = mu_i - sum_{j!=i} weight[j][i]*mu_j, computed in float64")},
-		{SymbolScale, "constant", vector, fixed("scale[i] = 1/sqrt(Q[i][i]), the conditional standard deviation")},
+		{SymbolOffset, "constant", vector, fixed("offset[f*dim + i] = omega*(mu_i - sum_{j!=i} c_ij*mu_j), c_ij = -Q[i][j]/Q[i][i], computed in float64, for position i of frame f")},
+		{SymbolScale, "constant", vector, fixed("scale[f*dim + i] = sqrt(omega*(2-omega))/sqrt(Q[i][i]) for position i of frame f: the conditional standard deviation at omega = 1")},
+		{SymbolKeep, "constant", func(int) int { return 1 }, fixed("keep = 1 - omega, the weight of a coordinate's old value in its over-relaxed update (the Ext entry points)")},
 	}
 }
 

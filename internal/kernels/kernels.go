@@ -84,7 +84,8 @@ func (r Role) String() string {
 // Shape is what Auto knows about a launch.
 type Shape struct {
 	Dim, Chains, Sweeps int
-	Multiprocessors     int // of the device
+	Multiprocessors     int  // of the device
+	Ext                 bool // the launch needs the Ext entry point
 }
 
 // Geometry is a kernel's launch shape: a 1-D grid of ceil(units/PerBlock)
@@ -124,11 +125,14 @@ type Kernel struct {
 	Strategy     Strategy
 	StrategyName string
 	GoName       string
-	// Traced is a sweep strategy's second entry point, the same sweeps
-	// recording states, with parameters TracedParams. A separate kernel
-	// keeps the plain one's code (and registers) as they were.
-	Traced       string
-	TracedParams []Param
+	// Ext is a sweep strategy's second entry point, with parameters
+	// ExtParams: the same sweeps with the options the plain one lacks:
+	// traces, backward and symmetric sweeps, over-relaxation and
+	// Chebyshev acceleration (README, "Sweeps"). The plain entry point runs
+	// plain forward Gibbs sweeps; a separate kernel keeps its code (and
+	// registers) as they were.
+	Ext       string
+	ExtParams []Param
 
 	Params   []Param
 	Geometry Geometry
@@ -190,6 +194,9 @@ const (
 // 255 a thread may have. Beyond that ptxas spills.
 const threadMaxDim = 64
 
+// constMaxDim is the largest dim of the constant-memory kernel.
+const constMaxDim = 32
+
 // constCacheBytes is the constant cache's fast level.
 const constCacheBytes = 2048
 
@@ -205,9 +212,12 @@ var sweepParams = []Param{
 	{"seed", U64}, {"sweep0", U64}, {"chain0", U64},
 }
 
-// traceParams is the argument list of every traced sweep kernel: a sweep
-// kernel's, then the trace (see gibbsrt.Trace for the layout).
-var traceParams = append(append([]Param(nil), sweepParams...),
+// extParams is the argument list of every Ext sweep entry point: a sweep
+// kernel's; the sweep kind (SweepKind); the Chebyshev coefficients and the
+// previous iterates (both null outside Chebyshev acceleration); then the
+// trace (see gibbsrt.Trace for the layout; trace null records nothing).
+var extParams = append(append([]Param(nil), sweepParams...),
+	Param{"kind", U32}, Param{"cheb", ConstRealP}, Param{"prev", RealP},
 	Param{"trace", RealP}, Param{"thin", U32}, Param{"trace_chain0", U64}, Param{"trace_chains", U64},
 	Param{"trace_index", ConstU32P}, Param{"trace_cols", U32},
 )
@@ -221,30 +231,36 @@ var float32Only = []DType{Float32}
 var table = []Kernel{
 	{
 		Name: "gibbs_sweep_const", Role: Sweep, Block: "kernel_const",
-		Traced: "gibbs_sweep_const_trace", TracedParams: traceParams,
+		Ext: "gibbs_sweep_const_ext", ExtParams: extParams,
 		Strategy: ConstMemory, StrategyName: "const", GoName: "ConstMemory",
-		Doc:      "sweeps sweeps over x ([chains][dim] row-major, in place), one chain per thread, weights read from constant memory; chain j draws the normals of chain chain0+j at sweeps sweep0..sweep0+sweeps-1. The _trace kernel also records: after each sweep s with (s+1) % thin == 0, chains trace_chain0..trace_chain0+trace_chains-1 write coordinate i to column trace_index[i] (none if 0xFFFFFFFF) of their row of trace, [records][trace_chains][trace_cols]",
+		Doc:      "sweeps sweeps over x ([chains][dim] row-major, in place), one chain per thread, weights read from constant memory; chain j draws the normals of chain chain0+j at sweeps sweep0..sweep0+sweeps-1. The _ext kernel runs sweeps of kind (0 forward, 1 backward, 2 symmetric) with the over-relaxation of gibbs_keep; with cheb, each sweep is a Chebyshev iteration (cheb[5s..5s+4] = forward and backward noise factors, then the weights of the new iterate, the current one and prev, the previous one, [chains][dim], updated in place); with trace, after each sweep s with (s+1) % thin == 0, chains trace_chain0..trace_chain0+trace_chains-1 write coordinate i to column trace_index[i] (none if 0xFFFFFFFF) of their row of trace, [records][trace_chains][trace_cols]",
 		Params:   sweepParams,
 		Geometry: threadPerChain,
-		Symbols:  []string{SymbolWeight, SymbolOffset, SymbolScale},
-		MaxDim:   threadMaxDim, DTypes: float32Only,
+		Symbols:  []string{SymbolWeight, SymbolOffset, SymbolScale, SymbolKeep},
+		// Beyond dim 32 the weights are more than twice the constant
+		// cache's fast level and the kernel runs 3.6 times slower than
+		// shared memory (docs/BENCHMARKS.md, run 1, dim 64), so Auto never
+		// picks it there; generating it would double the compile time.
+		MaxDim: constMaxDim, DTypes: float32Only,
 		// Reading the weights where they are skips staging them, which
-		// pays only when a launch is one sweep and they fit the constant
-		// cache's fast level (dim ≤ 21, rows padded to 4).
+		// pays only when a launch is one plain sweep and they fit the
+		// constant cache's fast level (dim ≤ 21, rows padded to 4). The
+		// Ext entry point addresses its weights by frame at run time, one
+		// load more per weight.
 		AutoRank: 0,
 		Prefer: func(s Shape) bool {
-			return s.Sweeps == 1 && 4*s.Dim*Stride(s.Dim) <= constCacheBytes
+			return !s.Ext && s.Sweeps == 1 && 4*s.Dim*Stride(s.Dim) <= constCacheBytes
 		},
-		AutoDoc: "a single sweep per launch while the weights fit the constant cache's 2 KB fast level (dim ≤ 21)",
+		AutoDoc: "a single plain sweep per launch while the weights fit the constant cache's 2 KB fast level (dim ≤ 21)",
 	},
 	{
 		Name: "gibbs_sweep_shared", Role: Sweep, Block: "kernel_shared",
-		Traced: "gibbs_sweep_shared_trace", TracedParams: traceParams,
+		Ext: "gibbs_sweep_shared_ext", ExtParams: extParams,
 		Strategy: SharedMemory, StrategyName: "shared", GoName: "SharedMemory",
 		Doc:      "as gibbs_sweep_const, weights staged from gibbs_weight_global into shared memory",
 		Params:   sweepParams,
 		Geometry: threadPerChain,
-		Symbols:  []string{SymbolWeightG, SymbolOffset, SymbolScale},
+		Symbols:  []string{SymbolWeightG, SymbolOffset, SymbolScale, SymbolKeep},
 		MaxDim:   threadMaxDim, DTypes: float32Only,
 		AutoRank: 3,
 		Prefer:   func(Shape) bool { return true },
@@ -262,12 +278,12 @@ var table = []Kernel{
 	},
 	{
 		Name: "gibbs_sweep_warp", Role: Sweep, Block: "kernel_warp",
-		Traced: "gibbs_sweep_warp_trace", TracedParams: traceParams,
+		Ext: "gibbs_sweep_warp_ext", ExtParams: extParams,
 		Strategy: WarpPerChain, StrategyName: "warp", GoName: "WarpPerChain",
 		Doc:      "as gibbs_sweep_shared, one chain per warp: for small batches",
 		Params:   sweepParams,
 		Geometry: warpPerChain,
-		Symbols:  []string{SymbolWeightG, SymbolOffset, SymbolScale},
+		Symbols:  []string{SymbolWeightG, SymbolOffset, SymbolScale, SymbolKeep},
 		// One Philox group per lane bounds it at dim 128; the shared
 		// weight array is static, and at 64 it is 16 KB.
 		MaxDim: threadMaxDim, DTypes: float32Only,
@@ -279,7 +295,7 @@ var table = []Kernel{
 	},
 	{
 		Name: "gibbs_sweep_model", Role: Sweep, Block: "kernel_model", PTX: true,
-		Traced: "gibbs_sweep_model_trace", TracedParams: traceParams,
+		Ext: "gibbs_sweep_model_ext", ExtParams: extParams,
 		Strategy: Specialized, StrategyName: "model", GoName: "Specialized",
 		Doc:      "as gibbs_sweep_const with the model's coefficients in the instructions and its zero weights' fmas dropped. Shipped as PTX in which each coefficient is a marker on its own line of inline PTX: GGW_k (weight[k], k = j*stride+i), GGO_i (offset[i]), GGS_i (scale[i]); the host writes each as its float32 bits (0fXXXXXXXX), deletes the lines whose GGW_k is a zero weight, and has the driver compile the result (cuLinkCreate … cuLinkComplete in a context of its own, then cuModuleLoadData of the cubin)",
 		Params:   sweepParams,

@@ -33,8 +33,8 @@ func TestTableRows(t *testing.T) {
 			if k.Strategy == Auto || k.StrategyName == "" || k.GoName == "" || k.Prefer == nil || k.AutoDoc == "" {
 				t.Errorf("sweep kernel %s lacks strategy fields", k.Name)
 			}
-			if k.Traced != k.Name+"_trace" || len(k.TracedParams) != len(k.Params)+6 {
-				t.Errorf("sweep kernel %s: traced entry point %q with %d parameters", k.Name, k.Traced, len(k.TracedParams))
+			if k.Ext != k.Name+"_ext" || len(k.ExtParams) != len(k.Params)+9 {
+				t.Errorf("sweep kernel %s: Ext entry point %q with %d parameters", k.Name, k.Ext, len(k.ExtParams))
 			}
 			if got, err := ParseStrategy(k.StrategyName); err != nil || got != k.Strategy {
 				t.Errorf("ParseStrategy(%q) = %v, %v", k.StrategyName, got, err)
@@ -45,7 +45,7 @@ func TestTableRows(t *testing.T) {
 	}
 	slices.SortFunc(sweeps, func(a, b *Kernel) int { return a.AutoRank - b.AutoRank })
 	last := sweeps[len(sweeps)-1]
-	for _, s := range []Shape{{1, 1, 1, 1}, {64, 1 << 30, 1 << 20, 200}} {
+	for _, s := range []Shape{{1, 1, 1, 1, false}, {64, 1 << 30, 1 << 20, 200, true}} {
 		if !last.Prefer(s) {
 			t.Errorf("Auto's last strategy %s does not hold at %+v: some shapes fall through", last.Name, s)
 		}

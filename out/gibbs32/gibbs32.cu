@@ -4,29 +4,67 @@
 // Kernels: gibbs_sweep_const gibbs_sweep_shared gibbs_sweep_noise gibbs_sweep_warp gibbs_philox gibbs_transform gibbs_moments gibbs_normals.
 //
 // Every floating-point operation below is an explicitly rounded intrinsic
-// (__fmaf_rn, __fmul_rn, __fadd_rn, __fsqrt_rn), so the compiler cannot
-// contract or reorder them and the Go twin in gibbsrt reproduces each result
-// bit for bit. The random stream and the update order are documented in
-// gibbsrt/stream.go and gibbsrt/reference.go.
+// (__fmaf_rn, __fmul_rn, __fadd_rn, __fsqrt_rn, and their double forms), so
+// the compiler cannot contract or reorder them and the Go twin in gibbsrt
+// reproduces each result bit for bit. The random stream and the update order
+// are documented in gibbsrt/stream.go and gibbsrt/reference.go.
 
 #define GG_DIM    32
 #define GG_STRIDE 32  // weight row length, padded to a multiple of 4
+#define GG_FRAME  (GG_DIM * GG_STRIDE)  // weights per frame
 #define GG_GROUPS 8  // Philox calls per chain and sweep: ceil(dim/4)
 #define GG_BLOCK  128   // threads per block of the thread-per-chain kernels
 #define GG_WARPS  4  // chains per block of the warp-per-chain kernel
 #define GG_LANES  1   // coordinates per lane in the warp-per-chain kernel
 #define GG_BATCH  (32 / GG_GROUPS)  // sweeps whose normals the warp kernel draws at once
+#define GG_F64    0  // the element type is double
 
-// Model tables, filled by the host (gibbsrt.Coefficients). weight[j][i] is
-// the weight of x_j in the conditional mean of x_i: -Q[i][j]/Q[i][i]; zero on
-// the diagonal and in the padding. The weights live both in constant memory
+// Sweep kinds (the Ext entry points' kind) and the Philox group flag of a
+// backward pass (internal/kernels: SweepKind, BackwardGroups).
+#define GG_FORWARD   0
+#define GG_BACKWARD  1
+#define GG_SYMMETRIC 2
+#define GG_BACKWARD_GROUPS 32768
+#define GG_CHEB 5  // Chebyshev coefficients per iteration
+
+// The element type and its correctly rounded operations. The normals are
+// float32 values in every module; a double module widens them, exactly.
+typedef float gg_real;
+__device__ __forceinline__ float gg_fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+__device__ __forceinline__ float gg_mul(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double gg_fma(double a, double b, double c) { return __fma_rn(a, b, c); }
+__device__ __forceinline__ double gg_mul(double a, double b) { return __dmul_rn(a, b); }
+#if GG_F64
+typedef double2 gg_vec;  // a 16-byte load of weights
+#define GG_VW 2          // elements per gg_vec
+struct gg_real4 { double x, y, z, w; };
+__device__ __forceinline__ gg_real4 gg_widen(float4 v) { return gg_real4{v.x, v.y, v.z, v.w}; }
+__device__ __forceinline__ double gg_component(gg_real4 v, int k) {
+  return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+}
+__device__ __forceinline__ double gg_vcomponent(double2 v, int k) { return k == 0 ? v.x : v.y; }
+#else
+typedef float4 gg_vec;
+#define GG_VW 4
+typedef float4 gg_real4;
+__device__ __forceinline__ float4 gg_widen(float4 v) { return v; }
+#endif
+
+// Model tables, filled by the host (gibbsrt.Coefficients), each in two
+// frames: frame 0 for the natural order of the coordinates, frame 1 for the
+// reversed order (position p is coordinate dim-1-p), which backward passes
+// use. weight[f*GG_FRAME + j*GG_STRIDE + i] is the weight of position j in
+// the conditional mean of position i: -omega*Q[i][j]/Q[i][i]; zero on the
+// diagonal and in the padding. The weights live both in constant memory
 // (read directly by gibbs_sweep_const) and in global memory (staged into
 // shared memory by the other kernels); a module declares the tables its
-// kernels read.
-__constant__ float gibbs_weight[GG_DIM * GG_STRIDE];
-__device__ __align__(16) float gibbs_weight_global[GG_DIM * GG_STRIDE];
-__constant__ float gibbs_offset[GG_DIM];  // mu_i - sum_{j!=i} weight[j][i] mu_j
-__constant__ float gibbs_scale[GG_DIM];   // 1/sqrt(Q[i][i])
+// kernels read. omega is 1 but for over-relaxed sweeps (the Ext entry
+// points); the plain ones read frame 0 and ignore gibbs_keep.
+__constant__ gg_real gibbs_weight[2 * GG_FRAME];
+__device__ __align__(16) gg_real gibbs_weight_global[2 * GG_FRAME];
+__constant__ gg_real gibbs_offset[2 * GG_DIM];  // omega*(mu_i - sum_{j!=i} c_ij mu_j)
+__constant__ gg_real gibbs_scale[2 * GG_DIM];   // sqrt(omega*(2-omega))/sqrt(Q[i][i])
+__constant__ gg_real gibbs_keep[1];             // 1 - omega
 
 // ---------------------------------------------------------------- Philox
 
@@ -624,32 +662,66 @@ __device__ __forceinline__ float gg_component(float4 v, int k) {
 // ---------------------------------------------------------------- sources
 
 // Where the weights come from: constant memory, or a shared-memory copy
-// staged from global memory at block start.
-// Each source has refresh(), called once per sweep: for shared memory it
+// staged from global memory at block start. f is the frame's first weight
+// (0 or GG_FRAME): a constant 0 in the plain kernels, so that their
+// addresses stay immediate.
+// Each source has refresh(), called once per pass: for shared memory it
 // hides the row offset from the optimizer, which would otherwise hoist all
 // dim² loads out of the sweep loop and spill them.
 struct ConstWeights {
+  int f;
   __device__ __forceinline__ void refresh() {}
-  __device__ __forceinline__ float operator()(int j, int i) const {
-    return gibbs_weight[j * GG_STRIDE + i];
+  __device__ __forceinline__ void frame(int fr) { f = fr * GG_FRAME; }
+  __device__ __forceinline__ gg_real operator()(int j, int i) const {
+    return gibbs_weight[f + j * GG_STRIDE + i];
   }
+  __device__ __forceinline__ gg_real pull(int i, int j) const { return (*this)(j, i); }
 };
 struct SharedWeights {
-  const float* w;
+  const gg_real* w;
   int off;
   __device__ __forceinline__ void refresh() { asm volatile("" : "+r"(off)); }
-  __device__ __forceinline__ float operator()(int j, int i) const {
-    // Rows are read as float4s; loads of the same float4 are merged.
-    return gg_component(reinterpret_cast<const float4*>(w + off + j * GG_STRIDE)[i >> 2], i & 3);
+  __device__ __forceinline__ void frame(int fr) { off = fr * GG_FRAME; }
+  __device__ __forceinline__ gg_real operator()(int j, int i) const {
+    // Rows are read 16 bytes at a time; loads of the same vector are merged.
+    const gg_vec v = reinterpret_cast<const gg_vec*>(w + off + j * GG_STRIDE)[i / GG_VW];
+#if GG_F64
+    return gg_vcomponent(v, i % GG_VW);
+#else
+    return gg_component(v, i % GG_VW);
+#endif
   }
+  // The staged copy of the Ext entry points is transposed: row i holds the
+  // weights in position i's mean (gg_stage_weights_pull).
+  __device__ __forceinline__ gg_real pull(int i, int j) const { return (*this)(i, j); }
 };
 
-// Copies the weights from global to shared memory; every thread of the block
-// takes part, then waits for the others.
-__device__ __forceinline__ void gg_stage_weights(float* dst) {
-  const float4* src = reinterpret_cast<const float4*>(gibbs_weight_global);
-  float4* d4 = reinterpret_cast<float4*>(dst);
-  for (int k = threadIdx.x; k < GG_DIM * GG_STRIDE / 4; k += blockDim.x) d4[k] = src[k];
+// Copies frame 0 of the weights from global to shared memory; every thread
+// of the block takes part, then waits for the others.
+__device__ __forceinline__ void gg_stage_weights(gg_real* dst) {
+  const gg_vec* src = reinterpret_cast<const gg_vec*>(gibbs_weight_global);
+  gg_vec* d = reinterpret_cast<gg_vec*>(dst);
+  for (int k = threadIdx.x; k < GG_FRAME / GG_VW; k += blockDim.x) d[k] = src[k];
+  __syncthreads();
+}
+
+// Copies frames 0 .. frames-1 of the weights as they are (the warp
+// kernel's pushed sums read rows).
+__device__ __forceinline__ void gg_stage_weights_frames(gg_real* dst, int frames) {
+  const gg_vec* src = reinterpret_cast<const gg_vec*>(gibbs_weight_global);
+  gg_vec* d = reinterpret_cast<gg_vec*>(dst);
+  for (int k = threadIdx.x; k < frames * GG_FRAME / GG_VW; k += blockDim.x) d[k] = src[k];
+  __syncthreads();
+}
+
+// Copies both frames transposed, for the Ext entry points' pulled sums:
+// dst[f*GG_FRAME + i*GG_STRIDE + j] = weight[f][j][i], the weight of
+// position j in position i's mean (the padding, j >= dim, is 0).
+__device__ __forceinline__ void gg_stage_weights_pull(gg_real* dst) {
+  for (int k = threadIdx.x; k < 2 * GG_FRAME; k += blockDim.x) {
+    const int f = k / GG_FRAME, e = k % GG_FRAME, i = e / GG_STRIDE, j = e % GG_STRIDE;
+    dst[k] = j < GG_DIM ? gibbs_weight_global[f * GG_FRAME + j * GG_STRIDE + i] : (gg_real)0;
+  }
   __syncthreads();
 }
 
@@ -660,38 +732,53 @@ __device__ __forceinline__ void gg_stage_weights(float* dst) {
 // the normals of many groups to the top of the sweep and
 // gibbs_sweep_shared spilled at dim 64.
 __device__ __forceinline__ int gg_after(int g, float v) {
+#ifdef GG_HOST_EMU  // the host emulation of gen's tests: no PTX there
+  return v == v ? g : 0;
+#else
   int r;
   asm("{\n\t.reg .pred p;\n\tsetp.num.f32 p, %1, %1;\n\tselp.b32 %0, %2, 0, p;\n\t}" : "=r"(r) : "f"(v), "r"(g));
   return r;
+#endif
+}
+__device__ __forceinline__ int gg_after(int g, double v) {
+#ifdef GG_HOST_EMU
+  return v == v ? g : 0;
+#else
+  int r;
+  asm("{\n\t.reg .pred p;\n\tsetp.num.f64 p, %1, %1;\n\tselp.b32 %0, %2, 0, p;\n\t}" : "=r"(r) : "d"(v), "r"(g));
+  return r;
+#endif
 }
 
 // Where the normals come from: the Philox stream, or a caller's buffer laid
-// out [sweeps][dim][chains].
+// out [sweeps][dim][chains]. f is the pass's frame: a backward pass (frame
+// 1) draws groups g | GG_BACKWARD_GROUPS.
 struct PhiloxNoise {
   unsigned long long seed, chain, sweep0;
   __device__ __forceinline__ uint4 words(unsigned s, int g) const {
     return gg_words4(seed, chain, sweep0 + s, (unsigned)g);
   }
-  __device__ __forceinline__ float4 group(unsigned s, int g) const { return gg_normals_of(words(s, g)); }
-  // group(s, g), drawn after dep is known (see gg_after); group 0 has none.
-  __device__ __forceinline__ float4 group_after(unsigned s, int g, float dep) const {
-    return group(s, g == 0 ? 0 : gg_after(g, dep));
+  __device__ __forceinline__ gg_real4 group(unsigned s, int g) const { return gg_widen(gg_normals_of(words(s, g))); }
+  // group(s, g) of frame f, drawn after dep is known (see gg_after); group
+  // 0 has none.
+  __device__ __forceinline__ gg_real4 group_after(unsigned s, int g, gg_real dep, int f = 0) const {
+    return group(s, (g == 0 ? 0 : gg_after(g, dep)) | f * GG_BACKWARD_GROUPS);
   }
 };
 struct BufferNoise {
-  const float* z;
+  const gg_real* z;
   unsigned long long chains, chain;
-  __device__ __forceinline__ float4 group(unsigned s, int g) const {
-    float v[4];
+  __device__ __forceinline__ gg_real4 group(unsigned s, int g) const {
+    gg_real v[4];
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
       const int i = 4 * g + k;
-      v[k] = i < GG_DIM ? z[((unsigned long long)s * GG_DIM + i) * chains + chain] : 0.0f;
+      v[k] = i < GG_DIM ? z[((unsigned long long)s * GG_DIM + i) * chains + chain] : (gg_real)0;
     }
-    return make_float4(v[0], v[1], v[2], v[3]);
+    return gg_real4{v[0], v[1], v[2], v[3]};
   }
-  // Loads need no ordering against the updates.
-  __device__ __forceinline__ float4 group_after(unsigned s, int g, float) const { return group(s, g); }
+  // Loads need no ordering against the updates; the buffer has one frame.
+  __device__ __forceinline__ gg_real4 group_after(unsigned s, int g, gg_real, int = 0) const { return group(s, g); }
 };
 
 // ---------------------------------------------------------------- traces
@@ -704,10 +791,19 @@ struct BufferNoise {
 // from 0. out == nullptr records nothing.
 // The trace arguments are kernel parameters, read where they are used.
 struct GgTraceArgs {
-  float* out;
+  gg_real* out;
   unsigned long long chain0, chains;
   const unsigned* index;
   unsigned cols, thin;
+};
+
+// The other arguments of an Ext entry point: the sweep kind, and for
+// Chebyshev acceleration the coefficients (GG_CHEB per iteration) and the
+// previous iterates, [chains][dim]; cheb == nullptr for other sweeps.
+struct GgExtArgs {
+  unsigned kind;
+  const gg_real* cheb;
+  gg_real* prev;
 };
 
 // gg_first_record returns the launch-local index, plus one, of the first
@@ -722,40 +818,150 @@ __device__ __forceinline__ unsigned gg_first_record(const GgTraceArgs& a, unsign
   return a.thin - (unsigned)(sweep0 % a.thin);
 }
 
+// gg_next_record returns the record point after a record at sweep s (one
+// past the launch's sweeps when there is none).
+__device__ __forceinline__ unsigned gg_next_record(const GgTraceArgs& a, unsigned s, unsigned sweeps) {
+  return sweeps - s >= a.thin ? s + a.thin : sweeps + 1;
+}
+
 // gg_row returns chain c's row of record r.
-__device__ __forceinline__ float* gg_row(const GgTraceArgs& a, unsigned r, unsigned long long c) {
+__device__ __forceinline__ gg_real* gg_row(const GgTraceArgs& a, unsigned r, unsigned long long c) {
   return a.out + ((unsigned long long)r * a.chains + (c - a.chain0)) * a.cols;
 }
 
-// ---------------------------------------------------------------- one chain
+// ---------------------------------------------------------------- one chain per thread
 
+#include <utility>
 
-// Runs `sweeps` sweeps of one chain held in registers. Each new x_i is pushed
-// into every other coordinate's running sum, so the next update waits on a
-// single FMA; each sum is accumulated in the cyclic order i+1, ..., dim-1,
-// 0, ..., i-1 that gibbsrt.Reference uses.
-template <class Weights, class Noise>
-__device__ __forceinline__ void gg_sweep_once(float (&x)[GG_DIM], float (&acc)[GG_DIM], Weights& w,
-                                              const Noise& noise, unsigned s) {
-  w.refresh();
-  float4 z = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll
-  for (int i = 0; i < GG_DIM; ++i) {
-    if (i % 4 == 0) z = noise.group_after(s, i / 4, x[i < 4 ? 0 : i - 4]);
-    x[i] = __fmaf_rn(gibbs_scale[i], gg_component(z, i % 4), acc[i]);
-    acc[i] = gibbs_offset[i];
-#pragma unroll
-    for (int k = 0; k < GG_DIM; ++k) {
-      if (k != i) acc[k] = __fmaf_rn(w(i, k), x[i], acc[k]);
-    }
-  }
+// The loops over coordinates below are pack expansions over
+// std::integer_sequence into __forceinline__ functions: each index is a
+// constant expression, so a chain's state and running sums stay in
+// registers. (cicc builds them faster than the equivalent #pragma unroll
+// loops, and to the same machine code.)
+using gg_seq = std::make_integer_sequence<int, GG_DIM>;
+
+// A pass's frame and, in the Ext entry points, its update's constants.
+struct GgPass {
+  int f;         // frame: 0 natural order, 1 reversed
+  gg_real g;     // factor on the normals: 1 but in Chebyshev iterations
+  gg_real keep;  // 1 - omega
+};
+
+// Pushes x_J into the running sums of positions Ks but J.
+template <int J, class Weights, int... Ks>
+__device__ __forceinline__ void gg_push(gg_real (&acc)[GG_DIM], const Weights& w, gg_real xj,
+                                        std::integer_sequence<int, Ks...>) {
+  ((Ks != J ? (void)(acc[Ks] = gg_fma(w(J, Ks), xj, acc[Ks])) : void()), ...);
 }
 
-// Runs `sweeps` sweeps of one chain, sweep(s) updating x in place. A traced
-// chain runs them in segments that end at the recorded sweeps, and writes x
-// after each.
+// Position I's update within a pass. Each new x_I is pushed into every other
+// position's running sum, so the next update waits on a single FMA; each sum
+// accumulates in the cyclic order I+1, ..., dim-1, 0, ..., I-1 that
+// gibbsrt.Reference uses. The plain update is x = fma(scale, z, acc); the
+// Ext one, x = fma(scale, g*z, fma(keep, x, acc)), is the same numbers at
+// keep = 0, g = 1.
+template <int I, bool Ext, class Weights, class Noise>
+__device__ __forceinline__ void gg_step(gg_real (&x)[GG_DIM], gg_real (&acc)[GG_DIM], const Weights& w,
+                                        const Noise& noise, unsigned s, gg_real4& z, const GgPass& p) {
+  if constexpr (I % 4 == 0) z = noise.group_after(s, I / 4, x[I < 4 ? 0 : I - 4], Ext ? p.f : 0);
+  if constexpr (Ext) {
+    x[I] = gg_fma(gibbs_scale[p.f * GG_DIM + I], gg_mul(p.g, gg_component(z, I % 4)), gg_fma(p.keep, x[I], acc[I]));
+    acc[I] = gibbs_offset[p.f * GG_DIM + I];
+  } else {
+    x[I] = gg_fma(gibbs_scale[I], gg_component(z, I % 4), acc[I]);
+    acc[I] = gibbs_offset[I];
+  }
+  gg_push<I>(acc, w, x[I], gg_seq{});
+}
+template <bool Ext, class Weights, class Noise, int... Is>
+__device__ __forceinline__ void gg_pass_seq(gg_real (&x)[GG_DIM], gg_real (&acc)[GG_DIM], const Weights& w,
+                                            const Noise& noise, unsigned s, const GgPass& p,
+                                            std::integer_sequence<int, Is...>) {
+  gg_real4 z{};
+  (gg_step<Is, Ext>(x, acc, w, noise, s, z, p), ...);
+}
+
+// One pass of sweep s over the positions of frame p.f.
+template <bool Ext, class Weights, class Noise>
+__device__ __forceinline__ void gg_pass(gg_real (&x)[GG_DIM], gg_real (&acc)[GG_DIM], Weights& w,
+                                        const Noise& noise, unsigned s, const GgPass& p) {
+  w.refresh();
+  gg_pass_seq<Ext>(x, acc, w, noise, s, p, gg_seq{});
+}
+
+// The running sums a pass starts from: offset_I, then x_J for J = 1, ...,
+// dim-1 into the sums of I < J, in frame f.
+template <int J, class Weights, int... Ks>
+__device__ __forceinline__ void gg_init_row(gg_real (&acc)[GG_DIM], const Weights& w, gg_real xj,
+                                            std::integer_sequence<int, Ks...>) {
+  ((acc[Ks] = gg_fma(w(J, Ks), xj, acc[Ks])), ...);
+}
+template <class Weights, int... Js>
+__device__ __forceinline__ void gg_init_seq(const gg_real (&x)[GG_DIM], gg_real (&acc)[GG_DIM], const Weights& w,
+                                            int f, std::integer_sequence<int, Js...>) {
+  ((acc[Js] = gibbs_offset[f * GG_DIM + Js]), ...);
+  (gg_init_row<Js>(acc, w, x[Js], std::make_integer_sequence<int, Js>{}), ...);
+}
+template <class Weights>
+__device__ __forceinline__ void gg_init(const gg_real (&x)[GG_DIM], gg_real (&acc)[GG_DIM], const Weights& w,
+                                        int f) {
+  gg_init_seq(x, acc, w, f, gg_seq{});
+}
+
+// Reverses the positions of x: the state of one frame in the other's.
+template <int I>
+__device__ __forceinline__ void gg_swap(gg_real (&x)[GG_DIM]) {
+  if constexpr (I < GG_DIM - 1 - I) {
+    const gg_real t = x[I];
+    x[I] = x[GG_DIM - 1 - I];
+    x[GG_DIM - 1 - I] = t;
+  }
+}
+template <int... Is>
+__device__ __forceinline__ void gg_reverse_seq(gg_real (&x)[GG_DIM], std::integer_sequence<int, Is...>) {
+  (gg_swap<Is>(x), ...);
+}
+__device__ __forceinline__ void gg_reverse(gg_real (&x)[GG_DIM]) { gg_reverse_seq(x, gg_seq{}); }
+
+// Writes the record of x, held in frame f, to row o (see GgTraceArgs).
+template <int I>
+__device__ __forceinline__ void gg_record1(gg_real* o, const GgTraceArgs& ta, const gg_real (&x)[GG_DIM], int f) {
+  const unsigned col = __ldg(ta.index + I);
+  if (col != 0xFFFFFFFFu) o[col] = f ? x[GG_DIM - 1 - I] : x[I];
+}
+template <int... Is>
+__device__ __forceinline__ void gg_record_seq(gg_real* o, const GgTraceArgs& ta, const gg_real (&x)[GG_DIM], int f,
+                                              std::integer_sequence<int, Is...>) {
+  (gg_record1<Is>(o, ta, x, f), ...);
+}
+__device__ __forceinline__ void gg_record(gg_real* o, const GgTraceArgs& ta, const gg_real (&x)[GG_DIM], int f = 0) {
+  gg_record_seq(o, ta, x, f, gg_seq{});
+}
+
+// Chebyshev's new iterate from x (the swept state), xc (the current
+// iterate, in memory) and prev (the previous one), with c the iteration's
+// coefficients: y' = fma(c[2], x, fma(c[3], y, c[4]*y_prev)); then prev = y
+// and y = y'.
+template <int I>
+__device__ __forceinline__ void gg_chebyshev1(gg_real (&x)[GG_DIM], gg_real* xc, gg_real* prev, gg_real a, gg_real b,
+                                              gg_real e) {
+  const gg_real y = xc[I];
+  x[I] = gg_fma(a, x[I], gg_fma(b, y, gg_mul(e, prev[I])));
+  prev[I] = y;
+  xc[I] = x[I];
+}
+template <int... Is>
+__device__ __forceinline__ void gg_chebyshev_seq(gg_real (&x)[GG_DIM], gg_real* xc, gg_real* prev, const gg_real* c,
+                                                 std::integer_sequence<int, Is...>) {
+  const gg_real a = c[2], b = c[3], e = c[4];
+  (gg_chebyshev1<Is>(x, xc, prev, a, b, e), ...);
+}
+
+// Runs `sweeps` plain sweeps of one chain, sweep(s) updating x in place. A
+// traced chain runs them in segments that end at the recorded sweeps, and
+// writes x after each.
 template <bool Traced, class Sweep>
-__device__ __forceinline__ void gg_run_sweeps(const float (&x)[GG_DIM], unsigned sweeps, const Sweep& sweep,
+__device__ __forceinline__ void gg_run_sweeps(const gg_real (&x)[GG_DIM], unsigned sweeps, const Sweep& sweep,
                                               const GgTraceArgs& ta, unsigned long long c,
                                               unsigned long long sweep0) {
   if (!Traced) {
@@ -766,53 +972,144 @@ __device__ __forceinline__ void gg_run_sweeps(const float (&x)[GG_DIM], unsigned
   for (unsigned s = 0; s < sweeps;) {
     for (const unsigned end = min(sweeps, record_at); s < end; ++s) sweep(s);
     if (s == record_at) {  // a traced chain, after a recorded sweep
-      float* o = gg_row(ta, r++, c);
-#pragma unroll
-      for (int i = 0; i < GG_DIM; ++i) {
-        const unsigned col = __ldg(ta.index + i);
-        if (col != 0xFFFFFFFFu) o[col] = x[i];
-      }
-      record_at = sweeps - s >= ta.thin ? s + ta.thin : sweeps + 1;
+      gg_record(gg_row(ta, r++, c), ta, x);
+      record_at = gg_next_record(ta, s, sweeps);
     }
   }
 }
 
-// One sweep of gg_sweep_once as a function object for gg_run_sweeps (not a
-// lambda: a lambda's body is not force-inlined, and a chain's state must
-// stay in registers).
+// One plain sweep as a function object for gg_run_sweeps (not a lambda: a
+// lambda's body is not force-inlined, and a chain's state must stay in
+// registers).
 template <class Weights, class Noise>
 struct GgSweep {
-  float (&x)[GG_DIM];
-  float (&acc)[GG_DIM];
+  gg_real (&x)[GG_DIM];
+  gg_real (&acc)[GG_DIM];
   Weights& w;
   const Noise& noise;
-  __device__ __forceinline__ void operator()(unsigned s) const { gg_sweep_once(x, acc, w, noise, s); }
+  __device__ __forceinline__ void operator()(unsigned s) const {
+    gg_pass<false>(x, acc, w, noise, s, GgPass{0, (gg_real)1, (gg_real)0});
+  }
 };
 
+// Runs `sweeps` plain sweeps of one chain held in registers.
 template <bool Traced, class Weights, class Noise>
-__device__ __forceinline__ void gg_run_chain(float (&x)[GG_DIM], unsigned sweeps, Weights w,
+__device__ __forceinline__ void gg_run_chain(gg_real (&x)[GG_DIM], unsigned sweeps, Weights w,
                                              const Noise& noise, const GgTraceArgs& ta,
                                              unsigned long long c, unsigned long long sweep0) {
-  float acc[GG_DIM];
-#pragma unroll
-  for (int i = 0; i < GG_DIM; ++i) acc[i] = gibbs_offset[i];
-#pragma unroll
-  for (int j = 1; j < GG_DIM; ++j) {
-#pragma unroll
-    for (int i = 0; i < j; ++i) acc[i] = __fmaf_rn(w(j, i), x[j], acc[i]);
-  }
+  gg_real acc[GG_DIM];
+  gg_init(x, acc, w, 0);
   gg_run_sweeps<Traced>(x, sweeps, GgSweep<Weights, Noise>{x, acc, w, noise}, ta, c, sweep0);
 }
 
-__device__ __forceinline__ void gg_load(float (&x)[GG_DIM], const float* p) {
-#pragma unroll
-  for (int i = 0; i < GG_DIM; ++i) x[i] = p[i];
+// ---------------------------------------------------------------- the Ext entry points
+
+// The Ext entry points pull each position's sum instead of pushing each new
+// x into every other sum: x_p = fma(scale, g*z, fma(keep, x_p, acc)) with
+// acc = offset_p + the weights of positions p+1, ..., dim-1, 0, ..., p-1
+// times their current values, in that order, which is the order the
+// pushed sums accumulate in, so the two give the same bits. A pulled sum
+// needs no running sums: a chain holds dim values instead of 2·dim (the
+// plain kernels' pushed sums at dim 64 already take 255 registers), and a
+// change of frame needs no fresh sums. The sums of consecutive positions
+// overlap in time: only the last fma of each waits for the position
+// before.
+
+// acc = fma(weight of position Q in position I's mean, x_Q, acc), for the
+// K-th position after I.
+template <int I, int K, class Weights>
+__device__ __forceinline__ void gg_pull1(gg_real& acc, const Weights& w, const gg_real (&x)[GG_DIM]) {
+  constexpr int Q = (I + 1 + K) % GG_DIM;
+  acc = gg_fma(w.pull(I, Q), x[Q], acc);
+}
+template <int I, class Weights, int... Ks>
+__device__ __forceinline__ void gg_pull_sum(gg_real& acc, const Weights& w, const gg_real (&x)[GG_DIM],
+                                            std::integer_sequence<int, Ks...>) {
+  (gg_pull1<I, Ks>(acc, w, x), ...);
+}
+template <int I, class Weights, class Noise>
+__device__ __forceinline__ void gg_pull_step(gg_real (&x)[GG_DIM], const Weights& w, const Noise& noise, unsigned s,
+                                             gg_real4& z, const GgPass& p) {
+  if constexpr (I % 4 == 0) z = noise.group_after(s, I / 4, x[I < 4 ? 0 : I - 4], p.f);
+  gg_real acc = gibbs_offset[p.f * GG_DIM + I];
+  gg_pull_sum<I>(acc, w, x, std::make_integer_sequence<int, GG_DIM - 1>{});
+  x[I] = gg_fma(gibbs_scale[p.f * GG_DIM + I], gg_mul(p.g, gg_component(z, I % 4)), gg_fma(p.keep, x[I], acc));
+}
+template <class Weights, class Noise, int... Is>
+__device__ __forceinline__ void gg_pull_seq(gg_real (&x)[GG_DIM], const Weights& w, const Noise& noise, unsigned s,
+                                            const GgPass& p, std::integer_sequence<int, Is...>) {
+  gg_real4 z{};
+  (gg_pull_step<Is>(x, w, noise, s, z, p), ...);
 }
 
-__device__ __forceinline__ void gg_store(float* p, const float (&x)[GG_DIM]) {
-#pragma unroll
-  for (int i = 0; i < GG_DIM; ++i) p[i] = x[i];
+// The passes of gg_run_chain_ext for a chain held in registers whose
+// weights come from a source with pull(i, j), the weight of position j in
+// position i's mean (a transposed copy in shared memory, or constant
+// memory); the per-model kernel has its own (kernels.cu.tmpl).
+template <class Weights, class Noise>
+struct GgPullOps {
+  gg_real (&x)[GG_DIM];
+  Weights& w;
+  const Noise& noise;
+  __device__ __forceinline__ void frame(int f) { w.frame(f); }
+  __device__ __forceinline__ void pass(unsigned s, const GgPass& p) {
+    w.refresh();
+    gg_pull_seq(x, w, noise, s, p, gg_seq{});
+  }
+};
+
+// Runs `sweeps` sweeps of one chain held in registers (x; ops holds it too),
+// as an Ext entry point says: the kind's passes, each in its frame (a change
+// of frame reverses x), Chebyshev's combination after each iteration, and
+// the trace. xc and prev are the chain's rows of the state and of the
+// previous iterates.
+template <class Ops>
+__device__ __forceinline__ void gg_run_chain_ext(gg_real (&x)[GG_DIM], unsigned sweeps, Ops& ops, gg_real keep,
+                                                 const GgExtArgs& ea, const GgTraceArgs& ta, unsigned long long c,
+                                                 unsigned long long sweep0, gg_real* xc) {
+  int cur = ea.kind == GG_BACKWARD ? 1 : 0;
+  if (cur) gg_reverse(x);
+  ops.frame(cur);
+  const unsigned passes = ea.kind == GG_SYMMETRIC ? 2u : 1u;
+  unsigned record_at = gg_first_record(ta, c, sweep0), r = 0;
+  for (unsigned s = 0; s < sweeps; ++s) {
+    for (unsigned h = 0; h < passes; ++h) {
+      const int f = ea.kind == GG_SYMMETRIC ? (int)h : cur;
+      if (f != cur) {
+        gg_reverse(x);
+        cur = f;
+        ops.frame(f);
+      }
+      const gg_real g = ea.cheb != nullptr ? ea.cheb[GG_CHEB * s + h] : (gg_real)1;
+      ops.pass(s, GgPass{f, g, keep});
+    }
+    if (ea.cheb != nullptr) {
+      if (cur) {
+        gg_reverse(x);
+        cur = 0;
+        ops.frame(0);
+      }
+      gg_chebyshev_seq(x, xc, ea.prev + c * GG_DIM, ea.cheb + GG_CHEB * s, gg_seq{});
+    }
+    if (s + 1 == record_at) {  // a traced chain, after a recorded sweep
+      gg_record(gg_row(ta, r++, c), ta, x, cur);
+      record_at = gg_next_record(ta, s + 1, sweeps);
+    }
+  }
+  if (cur) gg_reverse(x);
 }
+
+template <int... Is>
+__device__ __forceinline__ void gg_load_seq(gg_real (&x)[GG_DIM], const gg_real* p, std::integer_sequence<int, Is...>) {
+  ((x[Is] = p[Is]), ...);
+}
+__device__ __forceinline__ void gg_load(gg_real (&x)[GG_DIM], const gg_real* p) { gg_load_seq(x, p, gg_seq{}); }
+
+template <int... Is>
+__device__ __forceinline__ void gg_store_seq(gg_real* p, const gg_real (&x)[GG_DIM], std::integer_sequence<int, Is...>) {
+  ((p[Is] = x[Is]), ...);
+}
+__device__ __forceinline__ void gg_store(gg_real* p, const gg_real (&x)[GG_DIM]) { gg_store_seq(p, x, gg_seq{}); }
 
 __device__ __forceinline__ unsigned long long gg_thread_chain() {
   return (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -826,70 +1123,93 @@ __device__ __forceinline__ unsigned long long gg_thread_chain() {
 // gibbs_sweep_shared spilled at dim 22 on sm_80). gibbs_sweep_noise keeps
 // the block size alone: with the minimum it went to 255 registers and
 // spilled at dim 64 on sm_90.
-
 // x: [chains][dim] row-major state, updated in place. Chain j of this launch
 // draws the normals of chain chain0+j at sweeps sweep0, ..., sweep0+sweeps-1.
-template <bool Traced>
-__device__ __forceinline__ void gg_sweep_const(float* x, unsigned long long chains, unsigned sweeps,
+template <bool Ext>
+__device__ __forceinline__ void gg_sweep_const(gg_real* x, unsigned long long chains, unsigned sweeps,
                                                unsigned long long seed, unsigned long long sweep0,
-                                               unsigned long long chain0, const GgTraceArgs& ta) {
+                                               unsigned long long chain0, const GgExtArgs& ea,
+                                               const GgTraceArgs& ta) {
   const unsigned long long c = gg_thread_chain();
-  float* xc = x + c * GG_DIM;
-  float r[GG_DIM];
+  gg_real* xc = x + c * GG_DIM;
+  gg_real r[GG_DIM];
   if (c < chains) gg_load(r, xc);  // issued before the staging, to overlap
   gg_stage_normals();
   __syncthreads();
   if (c >= chains) return;
-  gg_run_chain<Traced>(r, sweeps, ConstWeights{}, PhiloxNoise{seed, chain0 + c, sweep0}, ta, c, sweep0);
+  const PhiloxNoise noise{seed, chain0 + c, sweep0};
+  ConstWeights w{0};
+  if constexpr (Ext) {
+    GgPullOps<ConstWeights, PhiloxNoise> ops{r, w, noise};
+    gg_run_chain_ext(r, sweeps, ops, gibbs_keep[0], ea, ta, c, sweep0, xc);
+  } else {
+    gg_run_chain<false>(r, sweeps, w, noise, ta, c, sweep0);
+  }
   gg_store(xc, r);
 }
 
 extern "C" __global__ void __launch_bounds__(GG_BLOCK, 1)
 gibbs_sweep_const(float* x, unsigned long long chains, unsigned int sweeps, unsigned long long seed,
     unsigned long long sweep0, unsigned long long chain0) {
-  gg_sweep_const<false>(x, chains, sweeps, seed, sweep0, chain0, GgTraceArgs{});
+  gg_sweep_const<false>(x, chains, sweeps, seed, sweep0, chain0, GgExtArgs{}, GgTraceArgs{});
 }
 
-// As gibbs_sweep_const, recording states into trace (see GgTraceArgs).
+// As gibbs_sweep_const, with the sweep kind, Chebyshev acceleration and the trace
+// (GgExtArgs, GgTraceArgs) and the over-relaxation of gibbs_keep.
 extern "C" __global__ void __launch_bounds__(GG_BLOCK, 1)
-gibbs_sweep_const_trace(float* x, unsigned long long chains, unsigned int sweeps, unsigned long long seed,
-    unsigned long long sweep0, unsigned long long chain0, float* trace, unsigned int thin,
-    unsigned long long trace_chain0, unsigned long long trace_chains,
+gibbs_sweep_const_ext(float* x, unsigned long long chains, unsigned int sweeps, unsigned long long seed,
+    unsigned long long sweep0, unsigned long long chain0, unsigned int kind, const float* cheb, float* prev,
+    float* trace, unsigned int thin, unsigned long long trace_chain0, unsigned long long trace_chains,
     const unsigned int* trace_index, unsigned int trace_cols) {
-  gg_sweep_const<true>(x, chains, sweeps, seed, sweep0, chain0,
+  gg_sweep_const<true>(x, chains, sweeps, seed, sweep0, chain0, GgExtArgs{kind, cheb, prev},
       GgTraceArgs{trace, trace_chain0, trace_chains, trace_index, trace_cols, thin});
 }
 
 
-template <bool Traced>
-__device__ __forceinline__ void gg_sweep_shared(float* x, unsigned long long chains, unsigned sweeps,
+template <bool Ext>
+__device__ __forceinline__ void gg_sweep_shared(gg_real* x, unsigned long long chains, unsigned sweeps,
                                                 unsigned long long seed, unsigned long long sweep0,
-                                                unsigned long long chain0, const GgTraceArgs& ta) {
-  __shared__ __align__(16) float w[GG_DIM * GG_STRIDE];
+                                                unsigned long long chain0, const GgExtArgs& ea,
+                                                const GgTraceArgs& ta) {
+  // Both frames, transposed, for the Ext entry point; the first for the
+  // plain one.
+  __shared__ __align__(16) gg_real w[(Ext ? 2 : 1) * GG_FRAME];
   const unsigned long long c = gg_thread_chain();
-  float* xc = x + c * GG_DIM;
-  float r[GG_DIM];
+  gg_real* xc = x + c * GG_DIM;
+  gg_real r[GG_DIM];
   if (c < chains) gg_load(r, xc);  // issued before the staging, to overlap
   gg_stage_normals();
-  gg_stage_weights(w);  // and waits for both
+  if constexpr (Ext) {
+    gg_stage_weights_pull(w);  // and waits for both
+  } else {
+    gg_stage_weights(w);
+  }
   if (c >= chains) return;
-  gg_run_chain<Traced>(r, sweeps, SharedWeights{w, 0}, PhiloxNoise{seed, chain0 + c, sweep0}, ta, c, sweep0);
+  const PhiloxNoise noise{seed, chain0 + c, sweep0};
+  SharedWeights sw{w, 0};
+  if constexpr (Ext) {
+    GgPullOps<SharedWeights, PhiloxNoise> ops{r, sw, noise};
+    gg_run_chain_ext(r, sweeps, ops, gibbs_keep[0], ea, ta, c, sweep0, xc);
+  } else {
+    gg_run_chain<false>(r, sweeps, sw, noise, ta, c, sweep0);
+  }
   gg_store(xc, r);
 }
 
 extern "C" __global__ void __launch_bounds__(GG_BLOCK, 1)
 gibbs_sweep_shared(float* x, unsigned long long chains, unsigned int sweeps, unsigned long long seed,
     unsigned long long sweep0, unsigned long long chain0) {
-  gg_sweep_shared<false>(x, chains, sweeps, seed, sweep0, chain0, GgTraceArgs{});
+  gg_sweep_shared<false>(x, chains, sweeps, seed, sweep0, chain0, GgExtArgs{}, GgTraceArgs{});
 }
 
-// As gibbs_sweep_shared, recording states into trace (see GgTraceArgs).
+// As gibbs_sweep_shared, with the sweep kind, Chebyshev acceleration and the trace
+// (GgExtArgs, GgTraceArgs) and the over-relaxation of gibbs_keep.
 extern "C" __global__ void __launch_bounds__(GG_BLOCK, 1)
-gibbs_sweep_shared_trace(float* x, unsigned long long chains, unsigned int sweeps, unsigned long long seed,
-    unsigned long long sweep0, unsigned long long chain0, float* trace, unsigned int thin,
-    unsigned long long trace_chain0, unsigned long long trace_chains,
+gibbs_sweep_shared_ext(float* x, unsigned long long chains, unsigned int sweeps, unsigned long long seed,
+    unsigned long long sweep0, unsigned long long chain0, unsigned int kind, const float* cheb, float* prev,
+    float* trace, unsigned int thin, unsigned long long trace_chain0, unsigned long long trace_chains,
     const unsigned int* trace_index, unsigned int trace_cols) {
-  gg_sweep_shared<true>(x, chains, sweeps, seed, sweep0, chain0,
+  gg_sweep_shared<true>(x, chains, sweeps, seed, sweep0, chain0, GgExtArgs{kind, cheb, prev},
       GgTraceArgs{trace, trace_chain0, trace_chains, trace_index, trace_cols, thin});
 }
 
@@ -898,10 +1218,10 @@ gibbs_sweep_shared_trace(float* x, unsigned long long chains, unsigned int sweep
 // [sweeps][dim][chains]: noise[(s*dim + i)*chains + c].
 extern "C" __global__ void __launch_bounds__(GG_BLOCK)
 gibbs_sweep_noise(float* x, const float* noise, unsigned long long chains, unsigned int sweeps) {
-  __shared__ __align__(16) float w[GG_DIM * GG_STRIDE];
+  __shared__ __align__(16) gg_real w[GG_FRAME];
   const unsigned long long c = gg_thread_chain();
-  float* xc = x + c * GG_DIM;
-  float r[GG_DIM];
+  gg_real* xc = x + c * GG_DIM;
+  gg_real r[GG_DIM];
   if (c < chains) gg_load(r, xc);  // issued before the staging, to overlap
   gg_stage_weights(w);
   if (c >= chains) return;
@@ -911,67 +1231,128 @@ gibbs_sweep_noise(float* x, const float* noise, unsigned long long chains, unsig
 
 static_assert(GG_GROUPS <= 32, "the warp kernel draws one Philox group per lane");
 
-// One chain per warp: lane m owns coordinates m, m+32, ... and their running
-// sums; each new x_i is broadcast with a shuffle. Suited to small batches,
-// where one thread per chain leaves the GPU idle.
-template <bool Traced>
-__device__ __forceinline__ void gg_sweep_warp(float* x, unsigned long long chains, unsigned sweeps,
-                                              unsigned long long seed, unsigned long long sweep0,
-                                              unsigned long long chain0, const GgTraceArgs& ta) {
-  __shared__ __align__(16) float w[GG_DIM * GG_STRIDE];
-  const unsigned lane = threadIdx.x & 31u;
-  const unsigned long long c = (unsigned long long)blockIdx.x * GG_WARPS + (threadIdx.x >> 5);
-  const bool live = c < chains;  // warp-uniform
-  float* xc = x + c * GG_DIM;
-  // Coordinate i lives in lane i % 32, slot i / 32. The state loads and the
-  // first batch of normals are issued before the weights are staged, so
-  // their latencies overlap (this matters at one sweep per launch).
-  float xs[GG_LANES], acc[GG_LANES], scale[GG_LANES], offset[GG_LANES];
+// One chain per warp: lane m holds positions m, m+32, ... of the current
+// frame and their running sums; each new x_i is broadcast with a shuffle.
+// Suited to small batches, where one thread per chain leaves the GPU idle.
+
+// The lane's offsets and scales in frame f.
+__device__ __forceinline__ void gg_warp_tables(gg_real (&offset)[GG_LANES], gg_real (&scale)[GG_LANES], unsigned lane,
+                                               int f) {
 #pragma unroll
   for (int t = 0; t < GG_LANES; ++t) {
     const int i = 32 * t + (int)lane;
-    xs[t] = live && i < GG_DIM ? xc[i] : 0.0f;
-    offset[t] = i < GG_DIM ? gibbs_offset[i] : 0.0f;
-    scale[t] = i < GG_DIM ? gibbs_scale[i] : 0.0f;
-    acc[t] = offset[t];
+    offset[t] = i < GG_DIM ? gibbs_offset[f * GG_DIM + i] : (gg_real)0;
+    scale[t] = i < GG_DIM ? gibbs_scale[f * GG_DIM + i] : (gg_real)0;
   }
-  const PhiloxNoise noise{seed, chain0 + c, sweep0};
-  unsigned record_at = Traced ? gg_first_record(ta, c, sweep0) : 0xFFFFFFFFu, r = 0;  // warp-uniform
-  // The warp draws the normals of GG_BATCH sweeps at once, one Philox group
-  // per lane: lane l holds group l % GG_GROUPS of sweep s0 + l / GG_GROUPS.
-  // Drawing one sweep at a time would leave 32 - GG_GROUPS lanes idle.
-  const unsigned my_sweep = lane / GG_GROUPS, my_group = lane % GG_GROUPS;
-  uint4 wg = make_uint4(0u, 0u, 0u, 0u);  // the first batch's Philox words
-  if (live && my_sweep < min((unsigned)GG_BATCH, sweeps)) wg = noise.words(my_sweep, (int)my_group);
-  gg_stage_normals();
-  gg_stage_weights(w);  // and waits for both
-  if (!live) return;
-  float4 zg = gg_normals_of(wg);
-  // Initial sums: acc_i = offset_i + sum_{j>i} weight[j][i] x_j, j ascending.
+}
+
+// Initial sums: acc_i = offset_i + sum_{j>i} weight[j][i] x_j, j ascending;
+// w is the frame's weights.
+__device__ __forceinline__ void gg_warp_init(gg_real (&acc)[GG_LANES], const gg_real (&xs)[GG_LANES],
+                                             const gg_real (&offset)[GG_LANES], const gg_real* w, unsigned lane) {
+#pragma unroll
+  for (int t = 0; t < GG_LANES; ++t) acc[t] = offset[t];
 #pragma unroll
   for (int j = 1; j < GG_DIM; ++j) {
-    const float xj = __shfl_sync(0xFFFFFFFFu, xs[j / 32], j % 32);
+    const gg_real xj = __shfl_sync(0xFFFFFFFFu, xs[j / 32], j % 32);
 #pragma unroll
     for (int t = 0; t < GG_LANES; ++t) {
       const int i = 32 * t + (int)lane;
-      if (i < j) acc[t] = __fmaf_rn(w[j * GG_STRIDE + i], xj, acc[t]);
+      if (i < j) acc[t] = gg_fma(w[j * GG_STRIDE + i], xj, acc[t]);
     }
   }
-  for (unsigned s0 = 0; s0 < sweeps; s0 += GG_BATCH) {
-    const unsigned nb = min((unsigned)GG_BATCH, sweeps - s0);
-    if (s0 > 0) {
-      zg = my_sweep < nb ? noise.group(s0 + my_sweep, (int)my_group) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+}
+
+// Reverses the positions of the warp's state: position p takes position
+// dim-1-p's value (0 in the padding).
+__device__ __forceinline__ void gg_warp_reverse(gg_real (&xs)[GG_LANES], unsigned lane) {
+  gg_real n[GG_LANES];
+#pragma unroll
+  for (int t = 0; t < GG_LANES; ++t) {
+    const int q = GG_DIM - 1 - (32 * t + (int)lane);
+    const int src = q >= 0 ? q % 32 : 0;
+    n[t] = (gg_real)0;
+#pragma unroll
+    for (int u = 0; u < GG_LANES; ++u) {
+      const gg_real v = __shfl_sync(0xFFFFFFFFu, xs[u], src);
+      if (q >= 0 && q / 32 == u) n[t] = v;
     }
-    for (unsigned sb = 0; sb < nb; ++sb) {
-      float z[GG_LANES];
+  }
+#pragma unroll
+  for (int t = 0; t < GG_LANES; ++t) xs[t] = n[t];
+}
+
+template <bool Ext>
+__device__ __forceinline__ void gg_sweep_warp(gg_real* x, unsigned long long chains, unsigned sweeps,
+                                              unsigned long long seed, unsigned long long sweep0,
+                                              unsigned long long chain0, const GgExtArgs& ea,
+                                              const GgTraceArgs& ta) {
+  __shared__ __align__(16) gg_real wt[(Ext ? 2 : 1) * GG_FRAME];
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned long long c = (unsigned long long)blockIdx.x * GG_WARPS + (threadIdx.x >> 5);
+  const bool live = c < chains;  // warp-uniform
+  gg_real* xc = x + c * GG_DIM;
+  // Position i lives in lane i % 32, slot i / 32. The state loads and the
+  // first batch of normals are issued before the weights are staged, so
+  // their latencies overlap (this matters at one sweep per launch).
+  gg_real xs[GG_LANES], acc[GG_LANES], scale[GG_LANES], offset[GG_LANES];
+#pragma unroll
+  for (int t = 0; t < GG_LANES; ++t) {
+    const int i = 32 * t + (int)lane;
+    xs[t] = live && i < GG_DIM ? xc[i] : (gg_real)0;
+  }
+  // The passes of the launch: one per sweep, two for symmetric sweeps; pass
+  // k is of sweep k / pps, in frame fr(k).
+  const unsigned pps = Ext && ea.kind == GG_SYMMETRIC ? 2u : 1u;
+  const int f0 = Ext && ea.kind == GG_BACKWARD ? 1 : 0;
+  const unsigned total = sweeps * pps;
+  int cur = f0;
+  gg_warp_tables(offset, scale, lane, cur);
+  const gg_real keep = Ext ? gibbs_keep[0] : (gg_real)0;
+  const PhiloxNoise noise{seed, chain0 + c, sweep0};
+  unsigned record_at = Ext ? gg_first_record(ta, c, sweep0) : 0xFFFFFFFFu, r = 0;  // warp-uniform
+  // The warp draws the normals of GG_BATCH passes at once, one Philox group
+  // per lane: lane l holds group l % GG_GROUPS of pass k0 + l / GG_GROUPS.
+  // Drawing one pass at a time would leave 32 - GG_GROUPS lanes idle.
+  const unsigned my_pass = lane / GG_GROUPS, my_group = lane % GG_GROUPS;
+  uint4 wg = make_uint4(0u, 0u, 0u, 0u);  // the first batch's Philox words
+  if (live && my_pass < min((unsigned)GG_BATCH, total)) {
+    const int f = pps == 2 ? (int)(my_pass % 2) : f0;
+    wg = noise.words(my_pass / pps, (int)my_group | f * GG_BACKWARD_GROUPS);
+  }
+  gg_stage_normals();
+  gg_stage_weights_frames(wt, Ext ? 2 : 1);  // and waits for both
+  if (!live) return;
+  gg_real4 zg = gg_widen(gg_normals_of(wg));
+  if (cur) gg_warp_reverse(xs, lane);
+  gg_warp_init(acc, xs, offset, wt + cur * GG_FRAME, lane);
+  for (unsigned k0 = 0; k0 < total; k0 += GG_BATCH) {
+    const unsigned nb = min((unsigned)GG_BATCH, total - k0);
+    if (k0 > 0) {
+      const unsigned k = k0 + my_pass;
+      const int f = pps == 2 ? (int)(k % 2) : f0;
+      zg = my_pass < nb ? noise.group(k / pps, (int)my_group | f * GG_BACKWARD_GROUPS) : gg_real4{};
+    }
+    for (unsigned b = 0; b < nb; ++b) {
+      const unsigned k = k0 + b, s = k / pps, h = k % pps;
+      const int f = pps == 2 ? (int)h : f0;
+      if (Ext && f != cur) {
+        gg_warp_reverse(xs, lane);
+        cur = f;
+        gg_warp_tables(offset, scale, lane, cur);
+        gg_warp_init(acc, xs, offset, wt + cur * GG_FRAME, lane);
+      }
+      const gg_real g = Ext && ea.cheb != nullptr ? ea.cheb[GG_CHEB * s + h] : (gg_real)1;
+      const gg_real* w = wt + cur * GG_FRAME;
+      gg_real z[GG_LANES];
 #pragma unroll
       for (int t = 0; t < GG_LANES; ++t) {
         const int i = 32 * t + (int)lane;
-        const int src = (int)sb * GG_GROUPS + i / 4;
-        const float a = __shfl_sync(0xFFFFFFFFu, zg.x, src), b = __shfl_sync(0xFFFFFFFFu, zg.y, src);
-        const float cc = __shfl_sync(0xFFFFFFFFu, zg.z, src), d = __shfl_sync(0xFFFFFFFFu, zg.w, src);
-        const int k = i & 3;
-        z[t] = k == 0 ? a : k == 1 ? b : k == 2 ? cc : d;
+        const int src = (int)b * GG_GROUPS + i / 4;
+        const gg_real a = __shfl_sync(0xFFFFFFFFu, zg.x, src), bb = __shfl_sync(0xFFFFFFFFu, zg.y, src);
+        const gg_real cc = __shfl_sync(0xFFFFFFFFu, zg.z, src), d = __shfl_sync(0xFFFFFFFFu, zg.w, src);
+        const int q = i & 3;
+        z[t] = q == 0 ? a : q == 1 ? bb : q == 2 ? cc : d;
       }
 #pragma unroll
       for (int i = 0; i < GG_DIM; ++i) {
@@ -979,28 +1360,53 @@ __device__ __forceinline__ void gg_sweep_warp(float* x, unsigned long long chain
         // x_i. Selecting instead of branching keeps the step short: it is
         // the critical path of the whole sweep.
         const int t = i / 32;
-        const float xi = __shfl_sync(0xFFFFFFFFu, __fmaf_rn(scale[t], z[t], acc[t]), i % 32);
+        const gg_real cand = Ext ? gg_fma(scale[t], gg_mul(g, z[t]), gg_fma(keep, xs[t], acc[t]))
+                                 : gg_fma(scale[t], z[t], acc[t]);
+        const gg_real xi = __shfl_sync(0xFFFFFFFFu, cand, i % 32);
         const bool own = (int)lane == i % 32;
         xs[t] = own ? xi : xs[t];
         acc[t] = own ? offset[t] : acc[t];
 #pragma unroll
         for (int u = 0; u < GG_LANES; ++u) {
-          const int k = 32 * u + (int)lane;
-          if (k != i && k < GG_DIM) acc[u] = __fmaf_rn(w[i * GG_STRIDE + k], xi, acc[u]);
+          const int kk = 32 * u + (int)lane;
+          if (kk != i && kk < GG_DIM) acc[u] = gg_fma(w[i * GG_STRIDE + kk], xi, acc[u]);
         }
       }
-      if (Traced && s0 + sb + 1 == record_at) {  // a traced chain, after a recorded sweep
-        float* o = gg_row(ta, r++, c);
+      if (h + 1 < pps) continue;  // sweep s goes on
+      if (Ext && ea.cheb != nullptr) {  // Chebyshev: the new iterate, in frame 0
+        if (cur) {
+          gg_warp_reverse(xs, lane);
+          cur = 0;
+          gg_warp_tables(offset, scale, lane, cur);
+        }
+        const gg_real* co = ea.cheb + GG_CHEB * s;
+        gg_real* pc = ea.prev + c * GG_DIM;
 #pragma unroll
         for (int t = 0; t < GG_LANES; ++t) {
           const int i = 32 * t + (int)lane;
-          const unsigned col = i < GG_DIM ? __ldg(ta.index + i) : 0xFFFFFFFFu;
+          if (i < GG_DIM) {
+            const gg_real y = xc[i];
+            xs[t] = gg_fma(co[2], xs[t], gg_fma(co[3], y, gg_mul(co[4], pc[i])));
+            pc[i] = y;
+            xc[i] = xs[t];
+          }
+        }
+        gg_warp_init(acc, xs, offset, wt, lane);
+      }
+      if (Ext && s + 1 == record_at) {  // a traced chain, after a recorded sweep
+        gg_real* o = gg_row(ta, r++, c);
+#pragma unroll
+        for (int t = 0; t < GG_LANES; ++t) {
+          const int p = 32 * t + (int)lane;
+          const int i = cur ? GG_DIM - 1 - p : p;
+          const unsigned col = p < GG_DIM ? __ldg(ta.index + i) : 0xFFFFFFFFu;
           if (col != 0xFFFFFFFFu) o[col] = xs[t];
         }
-        record_at = sweeps - record_at >= ta.thin ? record_at + ta.thin : sweeps + 1;
+        record_at = gg_next_record(ta, s + 1, sweeps);
       }
     }
   }
+  if (cur) gg_warp_reverse(xs, lane);
 #pragma unroll
   for (int t = 0; t < GG_LANES; ++t) {
     const int i = 32 * t + (int)lane;
@@ -1011,16 +1417,17 @@ __device__ __forceinline__ void gg_sweep_warp(float* x, unsigned long long chain
 extern "C" __global__ void __launch_bounds__(32 * GG_WARPS, 1)
 gibbs_sweep_warp(float* x, unsigned long long chains, unsigned int sweeps, unsigned long long seed,
     unsigned long long sweep0, unsigned long long chain0) {
-  gg_sweep_warp<false>(x, chains, sweeps, seed, sweep0, chain0, GgTraceArgs{});
+  gg_sweep_warp<false>(x, chains, sweeps, seed, sweep0, chain0, GgExtArgs{}, GgTraceArgs{});
 }
 
-// As gibbs_sweep_warp, recording states into trace (see GgTraceArgs).
+// As gibbs_sweep_warp, with the sweep kind, Chebyshev acceleration and the trace
+// (GgExtArgs, GgTraceArgs) and the over-relaxation of gibbs_keep.
 extern "C" __global__ void __launch_bounds__(32 * GG_WARPS, 1)
-gibbs_sweep_warp_trace(float* x, unsigned long long chains, unsigned int sweeps, unsigned long long seed,
-    unsigned long long sweep0, unsigned long long chain0, float* trace, unsigned int thin,
-    unsigned long long trace_chain0, unsigned long long trace_chains,
+gibbs_sweep_warp_ext(float* x, unsigned long long chains, unsigned int sweeps, unsigned long long seed,
+    unsigned long long sweep0, unsigned long long chain0, unsigned int kind, const float* cheb, float* prev,
+    float* trace, unsigned int thin, unsigned long long trace_chain0, unsigned long long trace_chains,
     const unsigned int* trace_index, unsigned int trace_cols) {
-  gg_sweep_warp<true>(x, chains, sweeps, seed, sweep0, chain0,
+  gg_sweep_warp<true>(x, chains, sweeps, seed, sweep0, chain0, GgExtArgs{kind, cheb, prev},
       GgTraceArgs{trace, trace_chain0, trace_chains, trace_index, trace_cols, thin});
 }
 
@@ -1047,7 +1454,7 @@ extern "C" __global__ void gibbs_transform(float* out, unsigned int first, unsig
   gg_stage_normals();
   __syncthreads();
   if (t >= n) return;
-  out[t] = gg_normal(first + t);
+  out[t] = (gg_real)gg_normal(first + t);
 }
 
 // ---------------------------------------------------------------- moments
@@ -1071,7 +1478,7 @@ extern "C" __global__ void gibbs_transform(float* out, unsigned int first, unsig
 extern "C" __global__ void __launch_bounds__(GG_MOMENT_THREADS)
 gibbs_moments(const float* rows, unsigned long long n, unsigned int k, unsigned long long per_block,
               double* partials) {
-  __shared__ float tile[GG_MOMENT_TILE * GG_DIM];
+  __shared__ gg_real tile[GG_MOMENT_TILE * GG_DIM];
   __shared__ double tmean[GG_DIM], bmean[GG_DIM], delta[GG_DIM];
   double* out = partials + (unsigned long long)blockIdx.x * (1 + k + k * k);
   double* m2 = out + 1 + k;  // written by this block only, each entry by one thread
@@ -1128,7 +1535,7 @@ gibbs_normals(float* out, unsigned long long chains, unsigned int sweeps, unsign
   for (unsigned s = 0; s < sweeps; ++s) {
 #pragma unroll
     for (int g = 0; g < GG_GROUPS; ++g) {
-      const float4 z = noise.group(s, g);
+      const gg_real4 z = noise.group(s, g);
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
         if (4 * g + k < GG_DIM) out[((unsigned long long)s * GG_DIM + 4 * g + k) * chains + c] = gg_component(z, k);

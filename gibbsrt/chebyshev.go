@@ -1,0 +1,144 @@
+package gibbsrt
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/gibbsgen/gibbsgen/internal/cuda"
+	"github.com/gibbsgen/gibbsgen/mixing"
+)
+
+// Chebyshev acceleration (Fox & Parker, Bernoulli 2017, Algorithm 3; README,
+// "Chebyshev acceleration"): symmetric sweeps at the scheme's ω whose
+// iterates are combined with the previous ones by a Chebyshev recurrence,
+// so that the mean error falls at about (1 − √λ)/(1 + √λ) per iteration
+// (λ = λmin/λmax of the SSOR splitting) instead of 1 − λ. It needs one more
+// state per chain: the previous iterates. The iterates are exact draws in
+// the limit; it is meant for burn-in, after which plain or over-relaxed
+// sweeps sample as usual.
+
+// Chebyshev returns the schedule SweepChebyshev follows on the model: ω,
+// the eigenvalue interval and τ, δ of the recurrence, with its rate.
+func (s *Sampler) Chebyshev() (mixing.Chebyshev, error) {
+	s.mu.Lock()
+	p := s.p
+	s.mu.Unlock()
+	if p == nil {
+		return mixing.Chebyshev{}, errors.New("gibbsrt: Chebyshev called before SetModel")
+	}
+	return p.chebyshev()
+}
+
+// Chebyshev returns the schedule SweepChebyshev follows (see
+// Sampler.Chebyshev).
+func (r *Reference[T]) Chebyshev() (mixing.Chebyshev, error) {
+	if r.p == nil {
+		return mixing.Chebyshev{}, errors.New("gibbsrt: Chebyshev called before SetModel")
+	}
+	return r.p.chebyshev()
+}
+
+// SweepChebyshev runs iterations Chebyshev iterations on the device state x,
+// with prev (a state of as many chains) its previous iterates, both updated
+// in place. first is the index of the first iteration since the
+// acceleration began: at 0, prev must equal x. Iteration k of the call
+// draws the normals of a symmetric sweep at stream sweep st.Sweep + k, and
+// its result equals Reference.SweepChebyshev's bit for bit. It returns once
+// the work is queued.
+func (s *Sampler) SweepChebyshev(x, prev *DeviceState, first, iterations int, st Stream) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return err
+	}
+	if err := s.own(x); err != nil {
+		return err
+	}
+	if err := s.own(prev); err != nil {
+		return err
+	}
+	if x == prev {
+		return errors.New("gibbsrt: SweepChebyshev needs a state of previous iterates apart from the state")
+	}
+	if prev.chains != x.chains {
+		return fmt.Errorf("gibbsrt: Chebyshev previous iterates hold %d chains, the state %d", prev.chains, x.chains)
+	}
+	if _, err := CheckSweepArgs(s.m.Dim, x.chains*s.m.Dim, iterations, st); err != nil {
+		return err
+	}
+	table, err := s.p.chebyshevTable(first, iterations)
+	if err != nil || x.chains == 0 || iterations == 0 {
+		return err
+	}
+	return s.ctx.Do(func(l cuda.Locked) error {
+		ch, err := s.chebyshevBuffer(l, table)
+		if err != nil {
+			return err
+		}
+		ch.prev = prev.ptr
+		return s.launchSweeps(l, x.ptr, x.chains, iterations, st, traceArgs{}, ch)
+	})
+}
+
+// SweepChebyshevHost is SweepChebyshev on host states: x and prev,
+// [chains][dim] each, are copied to the device and back.
+func (s *Sampler) SweepChebyshevHost(x, prev []float32, first, iterations int, st Stream) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return err
+	}
+	chains, err := CheckSweepArgs(s.m.Dim, len(x), iterations, st)
+	if err != nil {
+		return err
+	}
+	run, err := s.p.chebyshevRun(prev, len(x), first, iterations)
+	if err != nil || chains == 0 || iterations == 0 {
+		return err
+	}
+	return s.ctx.Do(func(l cuda.Locked) error {
+		b := uint64(len(x)) * 4
+		dx, err := s.scratchBuffer(l, 0, b)
+		if err != nil {
+			return err
+		}
+		dp, err := s.scratchBuffer(l, 1, b)
+		if err != nil {
+			return err
+		}
+		if err := l.CopyToDevice(dx, unsafe.Pointer(&x[0]), b); err != nil {
+			return err
+		}
+		if err := l.CopyToDevice(dp, unsafe.Pointer(&prev[0]), b); err != nil {
+			return err
+		}
+		ch, err := s.chebyshevBuffer(l, run.table)
+		if err != nil {
+			return err
+		}
+		ch.prev = dp
+		if err := s.launchSweeps(l, dx, chains, iterations, st, traceArgs{}, ch); err != nil {
+			return err
+		}
+		if err := l.CopyFromDevice(unsafe.Pointer(&x[0]), dx, b); err != nil {
+			return err
+		}
+		return l.CopyFromDevice(unsafe.Pointer(&prev[0]), dp, b)
+	})
+}
+
+// chebyshevBuffer copies a call's coefficient table to the device. The copy
+// is synchronous on the null stream, which the sampler's stream
+// synchronizes with, so it waits for launches still reading the buffer.
+func (s *Sampler) chebyshevBuffer(l cuda.Locked, table []float32) (chebArgs, error) {
+	b := uint64(len(table)) * 4
+	p, err := s.scratchBuffer(l, 2, b)
+	if err != nil {
+		return chebArgs{}, err
+	}
+	if err := l.CopyToDevice(p, unsafe.Pointer(&table[0]), b); err != nil {
+		return chebArgs{}, err
+	}
+	return chebArgs{table: p}, nil
+}

@@ -1,0 +1,137 @@
+package gibbsrt
+
+import (
+	"fmt"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gibbsgen/gibbsgen/mixing"
+)
+
+// A plan is a validated model under a scheme: its kernel tables at the
+// scheme's ω and, computed on first use, what the scheme predicts and the
+// Chebyshev schedule. The sampler and its twin share the code, so they
+// choose the same ω and compute the same coefficients.
+type plan[T Float] struct {
+	dim    int
+	Q      [][]float64 // as given (a copy), and mu
+	mean   []float64
+	q      *mat.SymDense // the symmetric part of Q
+	scheme Scheme
+	co     *Coefficients[T]
+
+	mu   sync.Mutex
+	mix  *Mixing
+	cheb *mixing.Chebyshev
+}
+
+// newPlan validates Q and mu, chooses ω if sc asks for it, and computes
+// the tables.
+func newPlan[T Float](dim int, Q [][]float64, mu []float64, sc Scheme) (*plan[T], error) {
+	if err := sc.check(); err != nil {
+		return nil, err
+	}
+	if err := ValidateModel(dim, Q, mu); err != nil {
+		return nil, err
+	}
+	q := mat.NewSymDense(dim, nil)
+	for i := 0; i < dim; i++ {
+		for j := i; j < dim; j++ {
+			q.SetSym(i, j, 0.5*(Q[i][j]+Q[j][i]))
+		}
+	}
+	omega, err := choose(q, sc)
+	if err != nil {
+		return nil, err
+	}
+	co, err := NewRelaxedCoefficients[T](dim, Q, mu, omega)
+	if err != nil {
+		return nil, err
+	}
+	qc := make([][]float64, dim)
+	for i := range qc {
+		qc[i] = append([]float64(nil), Q[i]...)
+	}
+	return &plan[T]{dim: dim, Q: qc, mean: append([]float64(nil), mu...), q: q, scheme: sc, co: co}, nil
+}
+
+// rescheme returns the plan of the same model under sc.
+func (p *plan[T]) rescheme(sc Scheme) (*plan[T], error) {
+	return newPlan[T](p.dim, p.Q, p.mean, sc)
+}
+
+// chebyshevRun is a call's Chebyshev iterations: the coefficient table and
+// the previous iterates; the zero value means other sweeps.
+type chebyshevRun[T Float] struct {
+	table []T // kernels.ChebyshevStride per iteration
+	prev  []T
+}
+
+// chebyshevRun checks prev against a state of lenX elements and returns
+// the run of iterations first, ..., first+n−1.
+func (p *plan[T]) chebyshevRun(prev []T, lenX, first, n int) (chebyshevRun[T], error) {
+	if len(prev) != lenX {
+		return chebyshevRun[T]{}, fmt.Errorf("gibbsrt: Chebyshev previous iterates have %d elements, the state %d", len(prev), lenX)
+	}
+	if first < 0 || n < 0 {
+		return chebyshevRun[T]{}, fmt.Errorf("gibbsrt: Chebyshev iterations %d from %d; both must be >= 0", n, first)
+	}
+	t, err := p.chebyshevTable(first, n)
+	if err != nil {
+		return chebyshevRun[T]{}, err
+	}
+	return chebyshevRun[T]{table: t, prev: prev}, nil
+}
+
+// mixing returns the plan's predictions.
+func (p *plan[T]) mixing() (Mixing, error) {
+	ch, err := p.chebyshev()
+	if err != nil {
+		return Mixing{}, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.mix == nil {
+		m, err := analyze(p.q, p.scheme, p.co.Omega, ch)
+		if err != nil {
+			return Mixing{}, err
+		}
+		p.mix = &m
+	}
+	return *p.mix, nil
+}
+
+// chebyshev returns the plan's Chebyshev schedule, at its ω.
+func (p *plan[T]) chebyshev() (mixing.Chebyshev, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cheb == nil {
+		c, err := chebyshev(p.q, p.co.Omega)
+		if err != nil {
+			return mixing.Chebyshev{}, err
+		}
+		p.cheb = &c
+	}
+	return *p.cheb, nil
+}
+
+// chebyshevTable returns the kernels' coefficient table of iterations
+// first, ..., first+n−1 (kernels.ChebyshevStride values each), rounded once
+// to T.
+func (p *plan[T]) chebyshevTable(first, n int) ([]T, error) {
+	c, err := p.chebyshev()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, 5*n)
+	for _, k := range c.Coefficients(first, n) {
+		for _, v := range k {
+			out = append(out, T(v))
+		}
+	}
+	return out, nil
+}
+
+// ext reports whether sweeps under the plan need the Ext entry points.
+func (p *plan[T]) ext() bool { return p.scheme.Kind != Forward || p.co.Omega != 1 }

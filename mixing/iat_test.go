@@ -1,0 +1,115 @@
+package mixing
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestIATOneDimension: for one coordinate the sweep is e ← (1−ω)e + noise,
+// so the lag-k autocorrelation is (1−ω)^k: the linear IAT is (2−ω)/ω and
+// the squared coordinate's 1 + 2(1−ω)²/(1−(1−ω)²).
+func TestIATOneDimension(t *testing.T) {
+	q := mat.NewSymDense(1, []float64{4})
+	sigma := mat.NewSymDense(1, []float64{0.25})
+	for _, w := range []float64{0.3, 1, 1.5, 1.9} {
+		g, err := Operator(q, w, Forward)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lin, err := IATLinear(g, sigma)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sq, err := IATSquares(g, sigma)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := (1 - w) * (1 - w)
+		if math.Abs(lin-(2-w)/w) > 1e-12 || math.Abs(sq[0]-(1+2*r/(1-r))) > 1e-12 {
+			t.Errorf("ω %v: IAT linear %v (want %v), squares %v (want %v)", w, lin, (2-w)/w, sq[0], 1+2*r/(1-r))
+		}
+	}
+}
+
+// TestIATSquaresPaths: the eigendecomposition and the term-by-term sum
+// agree.
+func TestIATSquaresPaths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	q := randomSPD(6, rng)
+	var sigma mat.Dense
+	if err := sigma.Inverse(q); err != nil {
+		t.Fatal(err)
+	}
+	sym := mat.NewSymDense(6, nil)
+	for i := 0; i < 6; i++ {
+		for j := i; j < 6; j++ {
+			sym.SetSym(i, j, sigma.At(i, j))
+		}
+	}
+	for _, s := range []Sweep{Forward, Symmetric} {
+		g, _ := Operator(q, 1.4, s)
+		eig, ok := iatSquaresEigen(g, sym)
+		if !ok {
+			t.Fatalf("%v: the eigendecomposition path declined a well-conditioned G", s)
+		}
+		direct := directSquares(g, sym, 20000)
+		for i := range eig {
+			if math.Abs(eig[i]-direct[i]) > 1e-8*direct[i] {
+				t.Errorf("%v coordinate %d: %v by eigenvalues, %v term by term", s, i, eig[i], direct[i])
+			}
+		}
+	}
+}
+
+func directSquares(g mat.Matrix, sigma mat.Symmetric, k int) []float64 {
+	n := sigma.SymmetricDim()
+	c := mat.DenseCopyOf(sigma)
+	out := make([]float64, n)
+	for s := 0; s < k; s++ {
+		var next mat.Dense
+		next.Mul(g, c)
+		c = &next
+		for i := 0; i < n; i++ {
+			r := c.At(i, i) / sigma.At(i, i)
+			out[i] += r * r
+		}
+	}
+	for i := range out {
+		out[i] = 1 + 2*out[i]
+	}
+	return out
+}
+
+// TestIATIssueFigures reproduces the mixing issue's integrated
+// autocorrelation times of the worst linear functional on AR(1), ρ = 0.99,
+// D = 64, for forward sweeps.
+func TestIATIssueFigures(t *testing.T) {
+	q := ar1(64, 0.99)
+	var inv mat.Dense
+	if err := inv.Inverse(q); err != nil {
+		t.Fatal(err)
+	}
+	sigma := mat.NewSymDense(64, nil)
+	for i := 0; i < 64; i++ {
+		for j := i; j < 64; j++ {
+			sigma.SetSym(i, j, inv.At(i, j))
+		}
+	}
+	for _, c := range []struct {
+		omega float64
+		want  float64
+	}{{1, 5141}, {1.9, 271}, {1.97, 78}} {
+		g, _ := Operator(q, c.omega, Forward)
+		got, err := IATLinear(g, sigma)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("ω %v: worst linear IAT %.1f sweeps (issue: %v)", c.omega, got, c.want)
+		if math.Abs(got-c.want) > 0.01*c.want {
+			t.Errorf("ω %v: worst linear IAT %.1f, the issue's %v", c.omega, got, c.want)
+		}
+	}
+}
