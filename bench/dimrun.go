@@ -46,7 +46,7 @@ func (k kernel) String() string {
 // dimRun is what one dim's measurements share.
 type dimRun struct {
 	e       dimEntry
-	s       *gibbsrt.Sampler
+	s       *gibbsrt.Sampler[float32]
 	model   gibbstest.Model
 	rows    [][]float64
 	co      *gibbsrt.Coefficients[float32]

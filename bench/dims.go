@@ -20,12 +20,12 @@ var dimTable = []dimEntry{
 // returns its runtime sampler on a device ordinal.
 type dimEntry struct {
 	dim        int
-	newSampler func(device int) (*gibbsrt.Sampler, error)
+	newSampler func(device int) (*gibbsrt.Sampler[float32], error)
 }
 
 // open adapts a generated package's New to dimEntry.newSampler.
-func open[S interface{ Runtime() *gibbsrt.Sampler }](newFn func(int) (S, error)) func(int) (*gibbsrt.Sampler, error) {
-	return func(device int) (*gibbsrt.Sampler, error) {
+func open[S interface{ Runtime() *gibbsrt.Sampler[float32] }](newFn func(int) (S, error)) func(int) (*gibbsrt.Sampler[float32], error) {
+	return func(device int) (*gibbsrt.Sampler[float32], error) {
 		s, err := newFn(device)
 		if err != nil {
 			return nil, err

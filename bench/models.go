@@ -100,7 +100,7 @@ func (b *bench) runModels(e dimEntry) error {
 
 // timeJIT sets m on s twice: the first time compiles its kernel, the second
 // finds it in the cache. s has not seen m before.
-func (b *bench) timeJIT(s *gibbsrt.Sampler, dim int, m gibbstest.Model) (JITRow, error) {
+func (b *bench) timeJIT(s *gibbsrt.Sampler[float32], dim int, m gibbstest.Model) (JITRow, error) {
 	row := JITRow{Dim: dim, Model: m.Name}
 	const batch = 4096
 	ds, err := s.NewDeviceState(batch)
@@ -169,7 +169,7 @@ func (b *bench) timeJIT(s *gibbsrt.Sampler, dim int, m gibbstest.Model) (JITRow,
 
 // timeModel times the per-model kernel and the generic thread- and
 // warp-per-chain strategies on m at B = batch.
-func (b *bench) timeModel(s *gibbsrt.Sampler, dim int, m gibbstest.Model, batch int) error {
+func (b *bench) timeModel(s *gibbsrt.Sampler[float32], dim int, m gibbstest.Model, batch int) error {
 	rng := rand.New(rand.NewPCG(uint64(dim)<<32|uint64(batch), 13))
 	x0 := randomStart(m, batch, rng)
 	ds, err := s.NewDeviceState(batch)

@@ -50,9 +50,10 @@ func TestKernelABI(t *testing.T) {
 	var want []string
 	m := 0
 	for _, k := range s.Kernels() {
-		entries := []entry{{k.Name, k.Params}}
-		if k.Ext != "" {
-			entries = append(entries, entry{k.Ext, k.ExtParams})
+		var entries []entry
+		for _, ep := range k.EntryPoints() {
+			name, params := k.EntryPoint(ep)
+			entries = append(entries, entry{name, params})
 		}
 		for _, e := range entries {
 			want = append(want, e.name)
@@ -87,9 +88,9 @@ func TestKernelABI(t *testing.T) {
 	var wantOrder []string
 	for _, ks := range [][]*kernels.Kernel{fatbinKernels(s.Kernels()), ptxKernels(s.Kernels())} {
 		for _, k := range ks {
-			wantOrder = append(wantOrder, k.Name)
-			if k.Ext != "" {
-				wantOrder = append(wantOrder, k.Ext)
+			for _, ep := range k.EntryPoints() {
+				name, _ := k.EntryPoint(ep)
+				wantOrder = append(wantOrder, name)
 			}
 		}
 	}
@@ -130,7 +131,7 @@ func TestPackageHoldsChosenStrategies(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, order := kernelSignatures(src.Text)
-	want := []string{"gibbs_sweep_shared", "gibbs_sweep_shared_ext", "gibbs_sweep_noise", "gibbs_philox", "gibbs_transform", "gibbs_moments", "gibbs_normals"}
+	want := []string{"gibbs_sweep_shared", "gibbs_sweep_shared_trace", "gibbs_sweep_shared_ext", "gibbs_sweep_noise", "gibbs_philox", "gibbs_transform", "gibbs_moments", "gibbs_normals"}
 	if _, ok, err := RenderPTXSource(s); ok || err != nil {
 		t.Errorf("RenderPTXSource = %v, %v for a package without the per-model kernel", ok, err)
 	}
@@ -168,9 +169,10 @@ func TestEveryRowHasItsBlock(t *testing.T) {
 			t.Errorf("kernel %s: %v", k.Name, err)
 			continue
 		}
-		want := []string{k.Name}
-		if k.Ext != "" {
-			want = append(want, k.Ext)
+		var want []string
+		for _, ep := range k.EntryPoints() {
+			name, _ := k.EntryPoint(ep)
+			want = append(want, name)
 		}
 		if _, order := kernelSignatures([]byte(buf.String())); !slices.Equal(order, want) {
 			t.Errorf("block %s defines %v, want %v", k.Block, order, want)

@@ -64,6 +64,9 @@ func GoPackage(s Spec, src Source, b Build) (Package, error) {
 
 func rt(name string) *jen.Statement { return jen.Qual(rtPath, name) }
 
+// generic names gibbsrt's types that take the element type.
+var generic = map[string]bool{"DeviceState": true, "HostState": true, "DeviceTrace": true, "RunOptions": true}
+
 // lineComment renders text as // comment lines; jennifer would otherwise
 // wrap multi-line text in a /* */ block, which Go rarely uses for docs.
 func lineComment(text string) string {
@@ -185,7 +188,11 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 		{"Mixing", "Mixing is what a scheme predicts on the model: the ω in use, the rate\nof the mean error and autocorrelation times (see gibbsrt.Mixing)."},
 	} {
 		f.Comment(lineComment(a.doc))
-		f.Type().Id(a.name).Op("=").Add(rt(a.name))
+		t := rt(a.name)
+		if generic[a.name] {
+			t = t.Types(elem(s))
+		}
+		f.Type().Id(a.name).Op("=").Add(t)
 	}
 
 	f.Comment("//go:embed " + fatbinName)
@@ -214,11 +221,11 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 	f.Var().Id("module").Op("=").Add(rt("ModuleSpec")).Values(moduleSpec)
 
 	f.Comment(lineComment("Sampler runs the sampler on one GPU. Its methods are safe for concurrent\nuse; calls are serialized. Close releases it."))
-	f.Type().Id("Sampler").Struct(jen.Id("s").Op("*").Add(rt("Sampler")))
+	f.Type().Id("Sampler").Struct(jen.Id("s").Op("*").Add(rt("Sampler").Types(elem(s))))
 
 	f.Comment(lineComment("New loads the sampler onto CUDA device ordinal device (0 for the first).\nWithout libcuda.so.1 or a device it returns an error that says which."))
 	f.Func().Id("New").Params(jen.Id("device").Int()).Params(jen.Op("*").Id("Sampler"), jen.Error()).Block(
-		jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(rt("NewSampler")).Call(jen.Id("module"), jen.Id("device")),
+		jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(rt("NewSampler").Types(elem(s))).Call(jen.Id("module"), jen.Id("device")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Op("&").Id("Sampler").Values(jen.Id("s")), jen.Nil()),
 	)
@@ -261,7 +268,7 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 		emitForward(f, "Sampler", "s", jen.Id("s").Dot("s"), m)
 	}
 	f.Comment(lineComment("Runtime returns the underlying gibbsrt sampler, for its test entry points\nand the strategies it holds."))
-	f.Func().Params(jen.Id("s").Op("*").Id("Sampler")).Id("Runtime").Params().Op("*").Add(rt("Sampler")).Block(jen.Return(jen.Id("s").Dot("s")))
+	f.Func().Params(jen.Id("s").Op("*").Id("Sampler")).Id("Runtime").Params().Op("*").Add(rt("Sampler").Types(elem(s))).Block(jen.Return(jen.Id("s").Dot("s")))
 
 	f.Comment(lineComment("Reference is the pure-Go twin of the GPU sampler: same stream, same\nupdate order, same float32 rounding, so its states equal the GPU's bit\nfor bit. It is safe for concurrent use on disjoint states once SetModel\nhas returned."))
 	f.Type().Id("Reference").Struct(jen.Id("r").Add(rt("Reference").Types(elem(s))))
@@ -297,12 +304,12 @@ func testFile(s Spec, b Build) *jen.File {
 	f.HeaderComment(header(s, b))
 	f.ImportName(testPath, "gibbstest")
 	f.Comment("harness hands this package's samplers to the shared test suites.")
-	f.Func().Id("harness").Params().Qual(testPath, "Harness").Block(
-		jen.Return(jen.Qual(testPath, "Harness").Values(jen.Dict{
+	f.Func().Id("harness").Params().Qual(testPath, "Harness").Types(elem(s)).Block(
+		jen.Return(jen.Qual(testPath, "Harness").Types(elem(s)).Values(jen.Dict{
 			jen.Id("Dim"): jen.Id("Dim"),
-			jen.Id("NewReference"): jen.Func().Params().Qual(testPath, "CPUSampler").Block(
+			jen.Id("NewReference"): jen.Func().Params().Qual(testPath, "CPUSampler").Types(elem(s)).Block(
 				jen.Return(jen.Id("NewReference").Call())),
-			jen.Id("NewGPU"): jen.Func().Params(jen.Id("device").Int()).Params(jen.Qual(testPath, "GPUSampler"), jen.Error()).Block(
+			jen.Id("NewGPU"): jen.Func().Params(jen.Id("device").Int()).Params(jen.Qual(testPath, "GPUSampler").Types(elem(s)), jen.Error()).Block(
 				jen.List(jen.Id("s"), jen.Err()).Op(":=").Id("New").Call(jen.Id("device")),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 				jen.Return(jen.Id("s"), jen.Nil()),

@@ -110,15 +110,16 @@ int main() {
 		if k.PTX {
 			continue
 		}
-		entries := []struct {
+		var entries []struct {
 			name   string
 			params []kernels.Param
-		}{{k.Name, k.Params}}
-		if k.Ext != "" {
+		}
+		for _, ep := range k.EntryPoints() {
+			name, params := k.EntryPoint(ep)
 			entries = append(entries, struct {
 				name   string
 				params []kernels.Param
-			}{k.Ext, k.ExtParams})
+			}{name, params})
 		}
 		for _, e := range entries {
 			var args []string

@@ -49,6 +49,7 @@ func TestKernelsOnHost(t *testing.T) {
 			uploadTables(d, s, co)
 			var starts [][]float32
 			for _, r := range runs {
+				tr := gibbsrt.Trace{Thin: 2, FirstChain: min(1, r.chains-1), Coords: []int{0, 3, 4}}
 				x0 := make([]float32, r.chains*dim)
 				for i := range x0 {
 					x0[i] = float32(4 * rng.NormFloat64())
@@ -58,14 +59,32 @@ func TestKernelsOnHost(t *testing.T) {
 				d.Launch(r.k.Name, r.k.Geometry.Blocks(r.chains), r.k.Geometry.Threads,
 					x, uint64(r.chains), uint32(r.sweeps), st.Seed, st.Sweep, st.Chain)
 				d.Read(x)
+				// The traced entry point, from the same start.
+				recs, sh := traceShapeOf(tr, dim, r.chains, st.Sweep, r.sweeps)
+				xt, out, index := d.Upload(x0), d.Alloc(uint64(4*max(1, recs*sh.rows*sh.cols))), d.Upload(sh.index)
+				d.Launch(r.k.Traced, r.k.Geometry.Blocks(r.chains), r.k.Geometry.Threads,
+					xt, uint64(r.chains), uint32(r.sweeps), st.Seed, st.Sweep, st.Chain,
+					out, uint32(tr.Thin), uint64(sh.first), uint64(sh.rows), index, uint32(sh.cols))
+				d.Read(xt)
+				d.Read(out)
 			}
 			got := d.Run(t)
 			for i, r := range runs {
+				tr := gibbsrt.Trace{Thin: 2, FirstChain: min(1, r.chains-1), Coords: []int{0, 3, 4}}
 				want := append([]float32(nil), starts[i]...)
 				if err := ref.Sweep(want, r.sweeps, st); err != nil {
 					t.Fatal(err)
 				}
-				requireSameBits(t, fmt.Sprintf("%s B=%d sweeps=%d", r.k.Name, r.chains, r.sweeps), float32s(got[i]), want, dim)
+				what := fmt.Sprintf("%s B=%d sweeps=%d", r.k.Name, r.chains, r.sweeps)
+				requireSameBits(t, what, float32s(got[3*i]), want, dim)
+				recs, sh := traceShapeOf(tr, dim, r.chains, st.Sweep, r.sweeps)
+				wantRec := make([]float32, recs*sh.rows*sh.cols)
+				want = append(want[:0], starts[i]...)
+				if _, err := ref.SweepTrace(want, r.sweeps, st, tr, wantRec); err != nil {
+					t.Fatal(err)
+				}
+				requireSameBits(t, what+" traced: state", float32s(got[3*i+1]), want, dim)
+				requireSameBits(t, what+" traced: records", float32s(got[3*i+2])[:len(wantRec)], wantRec, 1)
 			}
 		})
 	}
@@ -235,6 +254,12 @@ type emuTrace struct {
 // traceShape returns the records of a call of 5 sweeps from the test's
 // stream and tr's kernel arguments.
 func traceShape(tr gibbsrt.Trace, dim, chains int) (int, emuTrace) {
+	return traceShapeOf(tr, dim, chains, 1<<33+7, 5)
+}
+
+// traceShapeOf returns the records of a call of sweeps sweeps from sweep0
+// and tr's kernel arguments, as the sampler resolves them.
+func traceShapeOf(tr gibbsrt.Trace, dim, chains int, sweep0 uint64, sweeps int) (int, emuTrace) {
 	sh := emuTrace{first: tr.FirstChain, rows: tr.Chains, index: make([]uint32, dim)}
 	if sh.rows == 0 {
 		sh.rows = chains - tr.FirstChain
@@ -253,7 +278,7 @@ func traceShape(tr gibbsrt.Trace, dim, chains int) (int, emuTrace) {
 		}
 		sh.cols = len(tr.Coords)
 	}
-	return gibbsrt.Records(tr.Thin, 1<<33+7, 5), sh
+	return gibbsrt.Records(tr.Thin, sweep0, sweeps), sh
 }
 
 // chebyshevTable is the Ext entry points' coefficient table for

@@ -108,12 +108,16 @@ func Kernels(ks []*kernels.Kernel, dt kernels.DType) []Kernel {
 			mk.Auto = fmt.Sprintf("rank %d: %s", k.AutoRank, k.AutoDoc)
 		}
 		out = append(out, mk)
-		if k.Ext != "" {
+		if k.Role == kernels.Sweep {
 			mt := mk
-			mt.Name, mt.Role, mt.Auto = k.Ext, "sweep_ext", ""
-			mt.Doc = "as " + k.Name + ", for the sweeps of kind (0 forward, 1 backward, 2 symmetric) with the over-relaxation of gibbs_keep (see \"update\"); with cheb non-null, each sweep is a Chebyshev iteration: cheb[5s..5s+4] holds iteration s's factors on the forward and the backward pass's normals, then the weights of the swept state, of the current iterate and of prev (the previous iterates, [chains][dim], updated in place); with trace non-null, after each sweep s with (s+1) % thin == 0, chains trace_chain0..trace_chain0+trace_chains-1 write coordinate i to column trace_index[i] (none if 0xFFFFFFFF) of their row of trace, [records][trace_chains][trace_cols]"
-			mt.Params = params(k.ExtParams, dt)
-			out = append(out, mt)
+			mt.Name, mt.Role, mt.Auto = k.Traced, "sweep_trace", ""
+			mt.Doc = "as " + k.Name + ", recording states into trace: after each sweep s with (s+1) % thin == 0, chains trace_chain0..trace_chain0+trace_chains-1 write coordinate i to column trace_index[i] (none if 0xFFFFFFFF) of their row of trace, [records][trace_chains][trace_cols]"
+			mt.Params = params(k.TracedParams, dt)
+			me := mk
+			me.Name, me.Role, me.Auto = k.Ext, "sweep_ext", ""
+			me.Doc = "as " + k.Name + ", for the sweeps of kind (0 forward, 1 backward, 2 symmetric) with the over-relaxation of gibbs_keep (see \"update\"); with cheb non-null, each sweep is a Chebyshev iteration: cheb[5s..5s+4] holds iteration s's factors on the forward and the backward pass's normals, then the weights of the swept state, of the current iterate and of prev (the previous iterates, [chains][dim], updated in place); with trace non-null, records as " + k.Traced + " does"
+			me.Params = params(k.ExtParams, dt)
+			out = append(out, mt, me)
 		}
 	}
 	return out

@@ -20,7 +20,7 @@ import (
 
 // Chebyshev returns the schedule SweepChebyshev follows on the model: ω,
 // the eigenvalue interval and τ, δ of the recurrence, with its rate.
-func (s *Sampler) Chebyshev() (mixing.Chebyshev, error) {
+func (s *Sampler[T]) Chebyshev() (mixing.Chebyshev, error) {
 	s.mu.Lock()
 	p := s.p
 	s.mu.Unlock()
@@ -46,7 +46,7 @@ func (r *Reference[T]) Chebyshev() (mixing.Chebyshev, error) {
 // draws the normals of a symmetric sweep at stream sweep st.Sweep + k, and
 // its result equals Reference.SweepChebyshev's bit for bit. It returns once
 // the work is queued.
-func (s *Sampler) SweepChebyshev(x, prev *DeviceState, first, iterations int, st Stream) error {
+func (s *Sampler[T]) SweepChebyshev(x, prev *DeviceState[T], first, iterations int, st Stream) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(); err != nil {
@@ -83,7 +83,7 @@ func (s *Sampler) SweepChebyshev(x, prev *DeviceState, first, iterations int, st
 
 // SweepChebyshevHost is SweepChebyshev on host states: x and prev,
 // [chains][dim] each, are copied to the device and back.
-func (s *Sampler) SweepChebyshevHost(x, prev []float32, first, iterations int, st Stream) error {
+func (s *Sampler[T]) SweepChebyshevHost(x, prev []T, first, iterations int, st Stream) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(); err != nil {
@@ -98,7 +98,7 @@ func (s *Sampler) SweepChebyshevHost(x, prev []float32, first, iterations int, s
 		return err
 	}
 	return s.ctx.Do(func(l cuda.Locked) error {
-		b := uint64(len(x)) * 4
+		b := uint64(len(x)) * elemSize[T]()
 		dx, err := s.scratchBuffer(l, 0, b)
 		if err != nil {
 			return err
@@ -131,8 +131,8 @@ func (s *Sampler) SweepChebyshevHost(x, prev []float32, first, iterations int, s
 // chebyshevBuffer copies a call's coefficient table to the device. The copy
 // is synchronous on the null stream, which the sampler's stream
 // synchronizes with, so it waits for launches still reading the buffer.
-func (s *Sampler) chebyshevBuffer(l cuda.Locked, table []float32) (chebArgs, error) {
-	b := uint64(len(table)) * 4
+func (s *Sampler[T]) chebyshevBuffer(l cuda.Locked, table []T) (chebArgs, error) {
+	b := uint64(len(table)) * elemSize[T]()
 	p, err := s.scratchBuffer(l, 2, b)
 	if err != nil {
 		return chebArgs{}, err

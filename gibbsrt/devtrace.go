@@ -13,8 +13,8 @@ import (
 // writes its records from the start of the buffer; Download copies them
 // out, and TraceMoments reduces them on the device. It belongs to the
 // Sampler that made it, and Close of that Sampler frees it.
-type DeviceTrace struct {
-	s        *Sampler
+type DeviceTrace[T Float] struct {
+	s        *Sampler[T]
 	sh       traceShape
 	chains   int // the chain count of the calls it records
 	capacity int // records it holds
@@ -25,7 +25,7 @@ type DeviceTrace struct {
 
 // NewDeviceTrace allocates room for records records of t, for calls over
 // chains chains.
-func (s *Sampler) NewDeviceTrace(t Trace, chains, records int) (*DeviceTrace, error) {
+func (s *Sampler[T]) NewDeviceTrace(t Trace, chains, records int) (*DeviceTrace[T], error) {
 	sh, err := t.shape(s.m.Dim, chains)
 	if err != nil {
 		return nil, err
@@ -38,10 +38,10 @@ func (s *Sampler) NewDeviceTrace(t Trace, chains, records int) (*DeviceTrace, er
 	if s.closed {
 		return nil, ErrClosed
 	}
-	d := &DeviceTrace{s: s, sh: sh, chains: chains, capacity: records}
+	d := &DeviceTrace[T]{s: s, sh: sh, chains: chains, capacity: records}
 	err = s.ctx.Do(func(l cuda.Locked) error {
 		var err error
-		if d.buf, err = l.Alloc(uint64(sh.size(records)) * 4); err != nil {
+		if d.buf, err = l.Alloc(uint64(sh.size(records)) * elemSize[T]()); err != nil {
 			return err
 		}
 		if d.idx, err = l.Alloc(uint64(len(sh.index)) * 4); err != nil {
@@ -58,14 +58,14 @@ func (s *Sampler) NewDeviceTrace(t Trace, chains, records int) (*DeviceTrace, er
 }
 
 // Records returns the number of records the last call wrote.
-func (d *DeviceTrace) Records() int { return d.records }
+func (d *DeviceTrace[T]) Records() int { return d.records }
 
 // Shape returns the traced chains and coordinates per record.
-func (d *DeviceTrace) Shape() (chains, coords int) { return d.sh.rows, d.sh.cols }
+func (d *DeviceTrace[T]) Shape() (chains, coords int) { return d.sh.rows, d.sh.cols }
 
 // Download waits for the sampler's queued work and copies the last call's
 // records into out, which must hold Records()×chains×coords values.
-func (d *DeviceTrace) Download(out []float32) error {
+func (d *DeviceTrace[T]) Download(out []T) error {
 	s := d.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -79,11 +79,11 @@ func (d *DeviceTrace) Download(out []float32) error {
 	if n == 0 {
 		return nil
 	}
-	return s.ctx.CopyFromDevice(unsafe.Pointer(&out[0]), d.buf, uint64(n)*4)
+	return s.ctx.CopyFromDevice(unsafe.Pointer(&out[0]), d.buf, uint64(n)*elemSize[T]())
 }
 
 // Free releases the memory. It is idempotent.
-func (d *DeviceTrace) Free() error {
+func (d *DeviceTrace[T]) Free() error {
 	s := d.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -97,7 +97,7 @@ func (d *DeviceTrace) Free() error {
 }
 
 // ownTrace checks, with s.mu held, that d is a live trace of an open s.
-func (s *Sampler) ownTrace(d *DeviceTrace) error {
+func (s *Sampler[T]) ownTrace(d *DeviceTrace[T]) error {
 	switch {
 	case s.closed:
 		return ErrClosed
@@ -114,7 +114,7 @@ func (s *Sampler) ownTrace(d *DeviceTrace) error {
 // SweepDeviceTrace is SweepDevice that also records states into t, from
 // its first record on. t must have been made for x's chain count and hold
 // every record of the call. It returns once the work is queued.
-func (s *Sampler) SweepDeviceTrace(x *DeviceState, sweeps int, st Stream, t *DeviceTrace) error {
+func (s *Sampler[T]) SweepDeviceTrace(x *DeviceState[T], sweeps int, st Stream, t *DeviceTrace[T]) error {
 	if t == nil {
 		return errors.New("gibbsrt: nil device trace")
 	}
@@ -123,7 +123,7 @@ func (s *Sampler) SweepDeviceTrace(x *DeviceState, sweeps int, st Stream, t *Dev
 
 // prepare checks, with s.mu held, that t is s's and can take the records of
 // a call of sweeps sweeps over chains chains, and sets its record count.
-func (t *DeviceTrace) prepare(s *Sampler, chains, sweeps int, st Stream) error {
+func (t *DeviceTrace[T]) prepare(s *Sampler[T], chains, sweeps int, st Stream) error {
 	if err := s.ownTrace(t); err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func (t *DeviceTrace) prepare(s *Sampler, chains, sweeps int, st Stream) error {
 }
 
 // args are the kernel's trace arguments for t.
-func (t *DeviceTrace) args() traceArgs {
+func (t *DeviceTrace[T]) args() traceArgs {
 	return traceArgs{out: t.buf, index: t.idx, thin: uint32(t.sh.thin), cols: uint32(t.sh.cols),
 		chain0: uint64(t.sh.first), chains: uint64(t.sh.rows)}
 }

@@ -11,38 +11,38 @@ import (
 // the kernels on it in place, with no copy on either side. Use it for
 // frequent short Sweep calls on host state. X is not Go memory: do not use
 // it after Free, or after Close of the sampler that made it.
-type HostState struct {
-	s   *Sampler
+type HostState[T Float] struct {
+	s   *Sampler[T]
 	mem cuda.HostMemory
-	X   []float32 // [chains][dim], row-major
+	X   []T // [chains][dim], row-major
 }
 
 // NewHostState allocates page-locked host memory for chains chains,
 // zeroed.
-func (s *Sampler) NewHostState(chains int) (*HostState, error) {
+func (s *Sampler[T]) NewHostState(chains int) (*HostState[T], error) {
 	unlock, err := s.lockForChains(chains, 1)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	n := chains * s.m.Dim
-	h := &HostState{s: s}
+	h := &HostState[T]{s: s}
 	err = s.ctx.Do(func(l cuda.Locked) error {
-		m, err := l.AllocHost(uint64(n) * 4)
+		m, err := l.AllocHost(uint64(n) * elemSize[T]())
 		h.mem = m
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	h.X = unsafe.Slice((*float32)(h.mem.Host), n)
+	h.X = unsafe.Slice((*T)(h.mem.Host), n)
 	clear(h.X)
 	s.hosts[h] = struct{}{}
 	return h, nil
 }
 
 // Free releases the memory; X becomes nil. It is idempotent.
-func (h *HostState) Free() error {
+func (h *HostState[T]) Free() error {
 	s := h.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -58,10 +58,10 @@ func (h *HostState) Free() error {
 
 // mapped returns the device address of x when x lies in one of s's host
 // states. It must run with s.mu held.
-func (s *Sampler) mapped(x []float32) (cuda.DevicePtr, bool) {
+func (s *Sampler[T]) mapped(x []T) (cuda.DevicePtr, bool) {
 	p := unsafe.Pointer(&x[0])
 	for h := range s.hosts {
-		if h.mem.Contains(p, uint64(len(x))*4) {
+		if h.mem.Contains(p, uint64(len(x))*elemSize[T]()) {
 			return h.mem.Device + cuda.DevicePtr(uintptr(p)-uintptr(h.mem.Host)), true
 		}
 	}

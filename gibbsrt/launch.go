@@ -26,6 +26,11 @@ func sweepArgs(x cuda.DevicePtr, chains, sweeps int, st Stream) []any {
 	return []any{x, uint64(chains), uint32(sweeps), st.Seed, st.Sweep, st.Chain}
 }
 
+// tracedArgs is the argument list of a Sweep kernel's traced entry point.
+func tracedArgs(x cuda.DevicePtr, chains, sweeps int, st Stream, t traceArgs) []any {
+	return append(sweepArgs(x, chains, sweeps, st), t.out, t.thin, t.chain0, t.chains, t.index, t.cols)
+}
+
 // chebArgs are a Chebyshev launch's arguments: the coefficient table (on
 // the device, kernels.ChebyshevStride per iteration) and the previous
 // iterates; the zero value means other sweeps.
@@ -88,13 +93,10 @@ func checkArgs(name string, params []kernels.Param, args []any) error {
 // maxGridX is the CUDA limit on gridDim.x.
 const maxGridX = 1<<31 - 1
 
-// launch runs k (its Ext entry point if ext) over units units (chains, or
-// records) with k's geometry. It must run inside ctx.Do.
-func (s *Sampler) launch(l cuda.Locked, k *kernels.Kernel, ext bool, units int, args ...any) error {
-	name, params := k.Name, k.Params
-	if ext {
-		name, params = k.Ext, k.ExtParams
-	}
+// launch runs entry point e of k over units units (chains, or records)
+// with k's geometry. It must run inside ctx.Do.
+func (s *Sampler[T]) launch(l cuda.Locked, k *kernels.Kernel, e kernels.Entry, units int, args ...any) error {
+	name, params := k.EntryPoint(e)
 	if err := checkArgs(name, params, args); err != nil {
 		return err
 	}
@@ -106,7 +108,7 @@ func (s *Sampler) launch(l cuda.Locked, k *kernels.Kernel, ext bool, units int, 
 	fn := s.fn[name]
 	if k.PTX {
 		var err error
-		if fn, err = s.specFunction(k, name); err != nil {
+		if fn, err = s.specFunction(k, e); err != nil {
 			return err
 		}
 	}

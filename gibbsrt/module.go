@@ -22,7 +22,7 @@ type ModuleSpec struct {
 // kernels resolves m.Kernels against the table and checks that the module
 // can run: a known dtype this runtime samples, every kernel known and
 // supporting the dim and dtype, and at least one sweep strategy.
-func (m ModuleSpec) kernels() ([]*kernels.Kernel, error) {
+func (m ModuleSpec) kernels(want kernels.DType) ([]*kernels.Kernel, error) {
 	if m.Dim < 1 {
 		return nil, fmt.Errorf("gibbsrt: module dim %d; it must be at least 1", m.Dim)
 	}
@@ -33,8 +33,8 @@ func (m ModuleSpec) kernels() ([]*kernels.Kernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gibbsrt: module: %v", err)
 	}
-	if dt != kernels.Float32 {
-		return nil, fmt.Errorf("gibbsrt: module dtype %s: this runtime samples float32 modules only", dt)
+	if dt != want {
+		return nil, fmt.Errorf("gibbsrt: module dtype %s, but the sampler's element type is %s", dt, want)
 	}
 	var out []*kernels.Kernel
 	strategies := 0

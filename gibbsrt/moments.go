@@ -26,7 +26,7 @@ func momentPlan(n int) (perBlock, blocks int) {
 // TraceMoments is the CPU twin of Sampler.TraceMoments: the count, mean and
 // covariance of the rows of records, a row-major [rows][k] array such as a
 // trace's, as mcstat.Moments.
-func TraceMoments(records []float32, k int) (*mcstat.Moments, error) {
+func TraceMoments[T Float](records []T, k int) (*mcstat.Moments, error) {
 	if k < 1 || len(records)%k != 0 {
 		return nil, fmt.Errorf("gibbsrt: %d values are not whole rows of %d coordinates", len(records), k)
 	}
@@ -42,7 +42,7 @@ func TraceMoments(records []float32, k int) (*mcstat.Moments, error) {
 // blockMoments is one block of the gibbs_moments kernel. The explicit
 // float64 conversions keep Go from fusing a product into a sum, which the
 // kernel does not do either.
-func blockMoments(x []float32, k, lo, hi int, out []float64) {
+func blockMoments[T Float](x []T, k, lo, hi int, out []float64) {
 	tile := kernels.MomentTile
 	tmean, bmean, delta := make([]float64, k), make([]float64, k), make([]float64, k)
 	m2 := make([]float64, k*k)
@@ -108,7 +108,7 @@ func momentsArgs(rows cuda.DevicePtr, n, k, perBlock int, partials cuda.DevicePt
 // count, mean and covariance of the traced coordinates over every record
 // and traced chain. Only the blocks' partial sums come back to the host.
 // Merge results of several calls, GPUs or machines with mcstat's Merge.
-func (s *Sampler) TraceMoments(t *DeviceTrace) (*mcstat.Moments, error) {
+func (s *Sampler[T]) TraceMoments(t *DeviceTrace[T]) (*mcstat.Moments, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.ownTrace(t); err != nil {
@@ -131,7 +131,7 @@ func (s *Sampler) TraceMoments(t *DeviceTrace) (*mcstat.Moments, error) {
 		if err != nil {
 			return err
 		}
-		if err := s.launch(l, k, false, blocks, momentsArgs(t.buf, n, cols, per, d)...); err != nil {
+		if err := s.launch(l, k, kernels.EntryPlain, blocks, momentsArgs(t.buf, n, cols, per, d)...); err != nil {
 			return err
 		}
 		if err := l.StreamSynchronize(s.stream); err != nil {

@@ -1,10 +1,14 @@
 package gibbsrt
 
-import "math"
+import (
+	"fmt"
+	"math"
 
-// Float is the element type of a sampler's state and tables. Generated
-// packages use float32 today; the twin and the coefficients are written for
-// both so that float64 modules need no second copy of them.
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
+)
+
+// Float is the element type of a sampler's state and tables: a package's
+// dtype (gibbsgen --dtype).
 type Float interface{ float32 | float64 }
 
 // fma returns a*b+c rounded once to T: FMA32 for float32 (CUDA's
@@ -14,6 +18,14 @@ func fma[T Float](a, b, c T) T {
 		return T(FMA32(float32(a), float32(b), float32(c)))
 	}
 	return T(math.FMA(float64(a), float64(b), float64(c)))
+}
+
+// dtypeOf is T's kernels.DType.
+func dtypeOf[T Float]() kernels.DType {
+	if elemSize[T]() == 4 {
+		return kernels.Float32
+	}
+	return kernels.Float64
 }
 
 // typeName is T's name, for messages.
@@ -31,4 +43,31 @@ func mul[T Float](a, b T) T {
 		return T(Mul32(float32(a), float32(b)))
 	}
 	return T(float64(a) * float64(b))
+}
+
+// bitsOf returns v's IEEE-754 bit pattern: 32 bits for float32, 64 for
+// float64.
+func bitsOf[T Float](v T) uint64 {
+	if f, ok := any(v).(float32); ok {
+		return uint64(math.Float32bits(f))
+	}
+	return math.Float64bits(float64(v))
+}
+
+// ptxImmediate is v as a PTX floating-point immediate with its exact bits:
+// 0fXXXXXXXX for float32, 0dXXXXXXXXXXXXXXXX for float64.
+func ptxImmediate[T Float](v T) string {
+	if f, ok := any(v).(float32); ok {
+		return fmt.Sprintf("0f%08X", math.Float32bits(f))
+	}
+	return fmt.Sprintf("0d%016X", math.Float64bits(float64(v)))
+}
+
+// elemSize is T's size in bytes.
+func elemSize[T Float]() uint64 {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return 4
+	}
+	return 8
 }

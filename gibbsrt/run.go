@@ -7,16 +7,16 @@ import (
 	"github.com/gibbsgen/gibbsgen/mcstat"
 )
 
-// RunOptions configure Run. The zero value runs the sweeps in about a
+// RunOptions[T] configure Run. The zero value runs the sweeps in about a
 // hundred launches, with no trace and no progress reports.
-type RunOptions struct {
+type RunOptions[T Float] struct {
 	// Chunk is the number of sweeps per launch: progress is reported, and
 	// cancellation seen, between chunks. 0 picks sweeps/100 (at least 1),
 	// or, with a Trace, the most sweeps whose records it holds.
 	Chunk int
 	// Trace, if set, records every chunk's states (see Trace); it must
 	// hold a chunk's records, and after Run holds the last chunk's.
-	Trace *DeviceTrace
+	Trace *DeviceTrace[T]
 	// Moments, if set (with Trace), has the moments of every chunk's
 	// records merged into it, reduced on the device (TraceMoments).
 	Moments *mcstat.Moments
@@ -31,7 +31,7 @@ type RunOptions struct {
 // exactly that many, so a later Run with Stream.Sweep advanced by it
 // continues the same stream. Chunking changes neither the states nor the
 // records (Trace counts absolute sweep indices).
-func (s *Sampler) Run(ctx context.Context, x *DeviceState, sweeps int, st Stream, o RunOptions) (int, error) {
+func (s *Sampler[T]) Run(ctx context.Context, x *DeviceState[T], sweeps int, st Stream, o RunOptions[T]) (int, error) {
 	if sweeps < 0 {
 		return 0, fmt.Errorf("gibbsrt: sweeps = %d; the sweep count must be >= 0", sweeps)
 	}

@@ -13,7 +13,7 @@ import (
 
 // Sampler runs a generated module's kernels on one device. Its methods are
 // safe for concurrent use; calls are serialized.
-type Sampler struct {
+type Sampler[T Float] struct {
 	mu       sync.Mutex
 	m        ModuleSpec
 	ctx      *cuda.Context
@@ -23,12 +23,12 @@ type Sampler struct {
 	have     []Strategy               // the module's strategies
 	sms      int                      // the device's multiprocessors, for Auto
 	scheme   Scheme                   // how sweeps update the chains
-	p        *plan[float32]           // the model under the scheme; nil before SetModel
+	p        *plan[T]           // the model under the scheme; nil before SetModel
 	strategy Strategy
 	closed   bool
-	states   map[*DeviceState]struct{} // live, freed by Close
-	hosts    map[*HostState]struct{}   // live, freed by Close
-	traces   map[*DeviceTrace]struct{} // live, freed by Close
+	states   map[*DeviceState[T]]struct{} // live, freed by Close
+	hosts    map[*HostState[T]]struct{}   // live, freed by Close
+	traces   map[*DeviceTrace[T]]struct{} // live, freed by Close
 	stream   cuda.Stream               // every launch and copy of the sampler
 	staging  cuda.HostMemory           // page-locked copy of host slices, grown on demand
 
@@ -39,9 +39,9 @@ type Sampler struct {
 
 	// The per-model kernel (specialize.go): the current model's, the
 	// compiled ones by model hash, and the compilations in flight.
-	spec       *specialization
+	spec       *specialization[T]
 	specCached bool
-	specs      map[[32]byte]*specialization
+	specs      map[[32]byte]*specialization[T]
 	generation int
 	useClock   uint64
 	compiling  sync.WaitGroup
@@ -50,8 +50,8 @@ type Sampler struct {
 // NewSampler opens device ordinal, loads m's fatbin and resolves the
 // kernels it lists. Without a driver or device it returns an error that
 // wraps ErrNoDriver or ErrNoDevice.
-func NewSampler(m ModuleSpec, device int) (*Sampler, error) {
-	ks, err := m.kernels()
+func NewSampler[T Float](m ModuleSpec, device int) (*Sampler[T], error) {
+	ks, err := m.kernels(dtypeOf[T]())
 	if err != nil {
 		return nil, err
 	}
@@ -59,10 +59,10 @@ func NewSampler(m ModuleSpec, device int) (*Sampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sampler{
+	s := &Sampler[T]{
 		m: m, ctx: ctx, kernels: ks, fn: map[string]cuda.Function{}, sms: ctx.MultiprocessorCount(),
-		states: map[*DeviceState]struct{}{}, hosts: map[*HostState]struct{}{}, traces: map[*DeviceTrace]struct{}{},
-		specs: map[[32]byte]*specialization{}, scheme: Plain,
+		states: map[*DeviceState[T]]struct{}{}, hosts: map[*HostState[T]]struct{}{}, traces: map[*DeviceTrace[T]]struct{}{},
+		specs: map[[32]byte]*specialization[T]{}, scheme: Plain,
 	}
 	if err := s.load(); err != nil {
 		ctx.Close()
@@ -71,7 +71,7 @@ func NewSampler(m ModuleSpec, device int) (*Sampler, error) {
 	return s, nil
 }
 
-func (s *Sampler) load() error {
+func (s *Sampler[T]) load() error {
 	stream, err := s.ctx.NewStream()
 	if err != nil {
 		return err
@@ -92,8 +92,9 @@ func (s *Sampler) load() error {
 			return err
 		}
 		s.fn[k.Name] = f
-		if k.Ext != "" {
-			if s.fn[k.Ext], err = mod.Function(k.Ext); err != nil {
+		for _, e := range k.EntryPoints()[1:] {
+			name, _ := k.EntryPoint(e)
+			if s.fn[name], err = mod.Function(name); err != nil {
 				return err
 			}
 		}
@@ -106,13 +107,13 @@ func (s *Sampler) load() error {
 
 // Module returns the description the sampler was loaded from. Its byte
 // slices are the sampler's own: read them, do not modify them.
-func (s *Sampler) Module() ModuleSpec { return s.m }
+func (s *Sampler[T]) Module() ModuleSpec { return s.m }
 
 // Dim returns the module's dimension.
-func (s *Sampler) Dim() int { return s.m.Dim }
+func (s *Sampler[T]) Dim() int { return s.m.Dim }
 
 // Strategies returns the strategies the module holds, in table order.
-func (s *Sampler) Strategies() []Strategy { return append([]Strategy(nil), s.have...) }
+func (s *Sampler[T]) Strategies() []Strategy { return append([]Strategy(nil), s.have...) }
 
 // Device describes the GPU a sampler runs on.
 type Device struct {
@@ -123,13 +124,13 @@ type Device struct {
 }
 
 // Device returns the sampler's GPU.
-func (s *Sampler) Device() Device {
+func (s *Sampler[T]) Device() Device {
 	major, minor := s.ctx.ComputeCapability()
 	return Device{Name: s.ctx.DeviceName(), Major: major, Minor: minor, Multiprocessors: s.ctx.MultiprocessorCount(), Ordinal: s.ctx.Ordinal()}
 }
 
 // entry returns the module's kernel for role (and strategy, for Sweep).
-func (s *Sampler) entry(role kernels.Role, st Strategy) (*kernels.Kernel, error) {
+func (s *Sampler[T]) entry(role kernels.Role, st Strategy) (*kernels.Kernel, error) {
 	for _, k := range s.kernels {
 		if k.Role == role && (role != kernels.Sweep || k.Strategy == st) {
 			return k, nil
@@ -145,11 +146,11 @@ func (s *Sampler) entry(role kernels.Role, st Strategy) (*kernels.Kernel, error)
 
 // SetModel validates Q and mu (see NewCoefficients), chooses ω if the
 // scheme asks for it, and uploads the tables the module's kernels read.
-func (s *Sampler) SetModel(Q [][]float64, mu []float64) error {
+func (s *Sampler[T]) SetModel(Q [][]float64, mu []float64) error {
 	s.mu.Lock()
 	sc := s.scheme
 	s.mu.Unlock()
-	p, err := newPlan[float32](s.m.Dim, Q, mu, sc)
+	p, err := newPlan[T](s.m.Dim, Q, mu, sc)
 	if err != nil {
 		return err
 	}
@@ -161,7 +162,7 @@ func (s *Sampler) SetModel(Q [][]float64, mu []float64) error {
 // SetScheme sets how later sweeps update the chains (Plain until set).
 // With a model set, it chooses ω if sc asks for it, uploads the new tables
 // and, in a package with the per-model kernel, specializes it anew.
-func (s *Sampler) SetScheme(sc Scheme) error {
+func (s *Sampler[T]) SetScheme(sc Scheme) error {
 	if err := sc.check(); err != nil {
 		return err
 	}
@@ -187,7 +188,7 @@ func (s *Sampler) SetScheme(sc Scheme) error {
 }
 
 // Scheme returns the scheme set.
-func (s *Sampler) Scheme() Scheme {
+func (s *Sampler[T]) Scheme() Scheme {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.scheme
@@ -196,7 +197,7 @@ func (s *Sampler) Scheme() Scheme {
 // Mixing returns what the scheme predicts on the model (see Mixing): the ω
 // in use, the rate at which the mean error falls and the autocorrelation
 // times. It is computed on the first call after SetModel or SetScheme.
-func (s *Sampler) Mixing() (Mixing, error) {
+func (s *Sampler[T]) Mixing() (Mixing, error) {
 	s.mu.Lock()
 	p := s.p
 	s.mu.Unlock()
@@ -207,12 +208,12 @@ func (s *Sampler) Mixing() (Mixing, error) {
 }
 
 // install uploads p's tables and makes it current. The caller holds s.mu.
-func (s *Sampler) install(p *plan[float32]) error {
+func (s *Sampler[T]) install(p *plan[T]) error {
 	if s.closed {
 		return ErrClosed
 	}
 	co := p.co
-	tables := map[string][]float32{
+	tables := map[string][]T{
 		kernels.SymbolWeight: co.Weight, kernels.SymbolWeightG: co.Weight,
 		kernels.SymbolOffset: co.Offset, kernels.SymbolScale: co.Scale,
 		kernels.SymbolKeep: {co.Keep},
@@ -224,7 +225,7 @@ func (s *Sampler) install(p *plan[float32]) error {
 			if err != nil {
 				return err
 			}
-			if want := uint64(4 * len(data)); size != want {
+			if want := elemSize[T]() * uint64(len(data)); size != want {
 				return fmt.Errorf("gibbsrt: module symbol %s has %d bytes, want %d: the fatbin does not match dim %d", sym.Name, size, want, s.m.Dim)
 			}
 			if err := l.CopyToDevice(ptr, unsafe.Pointer(&data[0]), size); err != nil {
@@ -243,7 +244,7 @@ func (s *Sampler) install(p *plan[float32]) error {
 
 // SetStrategy overrides the kernel choice; Auto restores the default. A
 // strategy the package was generated without is an error.
-func (s *Sampler) SetStrategy(st Strategy) error {
+func (s *Sampler[T]) SetStrategy(st Strategy) error {
 	if st != Auto {
 		if kernels.ForStrategy(st) == nil {
 			return fmt.Errorf("gibbsrt: unknown strategy %d", int(st))
@@ -270,27 +271,32 @@ func (s *Sampler) SetStrategy(st Strategy) error {
 //     multiprocessor;
 //   - the per-model kernel, once compiled, where shared memory would run;
 //   - shared memory otherwise.
-func (s *Sampler) Choose(chains, sweeps int) Strategy {
+func (s *Sampler[T]) Choose(chains, sweeps int) Strategy {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.chooseFor(chains, sweeps, s.p != nil && s.p.ext())
+	e := kernels.EntryPlain
+	if s.p != nil && s.p.ext() {
+		e = kernels.EntryExt
+	}
+	return s.chooseFor(chains, sweeps, e)
 }
 
-// chooseFor is Choose for a launch of the plain or the Ext entry points:
-// Auto runs the per-model kernel once that entry point of it is compiled.
-func (s *Sampler) chooseFor(chains, sweeps int, ext bool) Strategy {
+// chooseFor is Choose for a launch of entry point e: Auto runs the
+// per-model kernel once that entry point of it is compiled (and starts
+// compiling one not yet built).
+func (s *Sampler[T]) chooseFor(chains, sweeps int, e kernels.Entry) Strategy {
 	if s.strategy != Auto {
 		return s.strategy
 	}
 	have := s.have
-	if !s.specReady(ext) { // compiling, failed, or no model yet
+	if !s.specReady(e) { // compiling, failed, or no model yet
 		have = slices.DeleteFunc(slices.Clone(have), func(st Strategy) bool { return st == Specialized })
 	}
-	return kernels.Choose(kernels.Shape{Dim: s.m.Dim, Chains: chains, Sweeps: sweeps, Multiprocessors: s.sms, Ext: ext}, have)
+	return kernels.Choose(kernels.Shape{Dim: s.m.Dim, Chains: chains, Sweeps: sweeps, Multiprocessors: s.sms, Ext: e == kernels.EntryExt}, have)
 }
 
 // check is the common prologue of every launch: open, model set.
-func (s *Sampler) check() error {
+func (s *Sampler[T]) check() error {
 	if s.closed {
 		return ErrClosed
 	}
@@ -305,7 +311,7 @@ func (s *Sampler) check() error {
 // The kernels read and write page-locked host memory directly: a slice of
 // a HostState's X is used in place, any other slice is copied through a
 // page-locked staging buffer.
-func (s *Sampler) Sweep(x []float32, sweeps int, st Stream) error {
+func (s *Sampler[T]) Sweep(x []T, sweeps int, st Stream) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.sweepHost(x, sweeps, st, traceArgs{}, chebArgs{})
@@ -315,7 +321,7 @@ func (s *Sampler) Sweep(x []float32, sweeps int, st Stream) error {
 // Trace for the layout), and returns the number of records. out must hold
 // them all. The records go through a device buffer made for the call; for
 // repeated calls, SweepDeviceTrace with a DeviceTrace avoids that.
-func (s *Sampler) SweepTrace(x []float32, sweeps int, st Stream, tr Trace, out []float32) (int, error) {
+func (s *Sampler[T]) SweepTrace(x []T, sweeps int, st Stream, tr Trace, out []T) (int, error) {
 	chains, err := CheckSweepArgs(s.m.Dim, len(x), sweeps, st)
 	if err != nil {
 		return 0, err
@@ -347,7 +353,7 @@ func (s *Sampler) SweepTrace(x []float32, sweeps int, st Stream, tr Trace, out [
 }
 
 // sweepHost is Sweep with trace and Chebyshev arguments, with s.mu held.
-func (s *Sampler) sweepHost(x []float32, sweeps int, st Stream, t traceArgs, ch chebArgs) error {
+func (s *Sampler[T]) sweepHost(x []T, sweeps int, st Stream, t traceArgs, ch chebArgs) error {
 	if err := s.check(); err != nil {
 		return err
 	}
@@ -355,7 +361,7 @@ func (s *Sampler) sweepHost(x []float32, sweeps int, st Stream, t traceArgs, ch 
 	if err != nil || chains == 0 || sweeps == 0 {
 		return err
 	}
-	bytes := uint64(len(x)) * 4
+	bytes := uint64(len(x)) * elemSize[T]()
 	return s.ctx.Do(func(l cuda.Locked) error {
 		if p, ok := s.mapped(x); ok {
 			if err := s.launchSweeps(l, p, chains, sweeps, st, t, ch); err != nil {
@@ -367,21 +373,21 @@ func (s *Sampler) sweepHost(x []float32, sweeps int, st Stream, t traceArgs, ch 
 		if err != nil {
 			return err
 		}
-		copy(unsafe.Slice((*float32)(buf.Host), len(x)), x)
+		copy(unsafe.Slice((*T)(buf.Host), len(x)), x)
 		if err := s.launchSweeps(l, buf.Device, chains, sweeps, st, t, ch); err != nil {
 			return err
 		}
 		if err := l.StreamSynchronize(s.stream); err != nil {
 			return err
 		}
-		copy(x, unsafe.Slice((*float32)(buf.Host), len(x)))
+		copy(x, unsafe.Slice((*T)(buf.Host), len(x)))
 		return nil
 	})
 }
 
 // stagingBuffer returns the page-locked staging buffer with at least bytes
 // bytes.
-func (s *Sampler) stagingBuffer(l cuda.Locked, bytes uint64) (cuda.HostMemory, error) {
+func (s *Sampler[T]) stagingBuffer(l cuda.Locked, bytes uint64) (cuda.HostMemory, error) {
 	if s.staging.Bytes >= bytes {
 		return s.staging, nil
 	}
@@ -402,12 +408,12 @@ func (s *Sampler) stagingBuffer(l cuda.Locked, bytes uint64) (cuda.HostMemory, e
 // SweepDevice runs sweeps sweeps on the device-resident state x. It returns
 // once the launches are queued; Synchronize waits for them, and
 // DeviceState.Download waits too.
-func (s *Sampler) SweepDevice(x *DeviceState, sweeps int, st Stream) error {
+func (s *Sampler[T]) SweepDevice(x *DeviceState[T], sweeps int, st Stream) error {
 	return s.sweepDevice(x, sweeps, st, nil)
 }
 
 // sweepDevice is SweepDevice, and with t SweepDeviceTrace.
-func (s *Sampler) sweepDevice(x *DeviceState, sweeps int, st Stream, t *DeviceTrace) error {
+func (s *Sampler[T]) sweepDevice(x *DeviceState[T], sweeps int, st Stream, t *DeviceTrace[T]) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(); err != nil {
@@ -434,7 +440,7 @@ func (s *Sampler) sweepDevice(x *DeviceState, sweeps int, st Stream, t *DeviceTr
 
 // Synchronize waits for the sampler's queued work. Errors of a kernel
 // (an illegal address, say) surface here.
-func (s *Sampler) Synchronize() error {
+func (s *Sampler[T]) Synchronize() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -452,9 +458,15 @@ const maxSweepsPerLaunch = 1 << 30
 // entry point of Auto's (or the set) strategy for plain sweeps, through its
 // Ext entry point for other schemes, traces (t) and Chebyshev iterations
 // (ch).
-func (s *Sampler) launchSweeps(l cuda.Locked, x cuda.DevicePtr, chains, sweeps int, st Stream, t traceArgs, ch chebArgs) error {
-	ext := t.out != 0 || ch.table != 0 || s.p.ext()
-	k, err := s.entry(kernels.Sweep, s.chooseFor(chains, sweeps, ext))
+func (s *Sampler[T]) launchSweeps(l cuda.Locked, x cuda.DevicePtr, chains, sweeps int, st Stream, t traceArgs, ch chebArgs) error {
+	e := kernels.EntryPlain
+	switch {
+	case ch.table != 0 || s.p.ext():
+		e = kernels.EntryExt
+	case t.out != 0:
+		e = kernels.EntryTraced
+	}
+	k, err := s.entry(kernels.Sweep, s.chooseFor(chains, sweeps, e))
 	if err != nil {
 		return err
 	}
@@ -467,20 +479,23 @@ func (s *Sampler) launchSweeps(l cuda.Locked, x cuda.DevicePtr, chains, sweeps i
 		part := st
 		part.Sweep += uint64(done)
 		var err error
-		if !ext {
-			err = s.launch(l, k, false, chains, sweepArgs(x, chains, n, part)...)
-		} else {
+		switch e {
+		case kernels.EntryPlain:
+			err = s.launch(l, k, e, chains, sweepArgs(x, chains, n, part)...)
+		case kernels.EntryTraced:
+			err = s.launch(l, k, e, chains, tracedArgs(x, chains, n, part, t)...)
+		default:
 			cp := ch
 			if cp.table != 0 { // this launch's iterations' coefficients
-				cp.table += cuda.DevicePtr(uint64(done) * kernels.ChebyshevStride * 4)
+				cp.table += cuda.DevicePtr(uint64(done) * kernels.ChebyshevStride * elemSize[T]())
 			}
-			err = s.launch(l, k, true, chains, extArgs(x, chains, n, part, kind, cp, t)...)
+			err = s.launch(l, k, e, chains, extArgs(x, chains, n, part, kind, cp, t)...)
 		}
 		if err != nil {
 			return err
 		}
 		if t.out != 0 { // the next launch's records follow this one's
-			t.out += cuda.DevicePtr(uint64(Records(int(t.thin), part.Sweep, n)) * t.chains * uint64(t.cols) * 4)
+			t.out += cuda.DevicePtr(uint64(Records(int(t.thin), part.Sweep, n)) * t.chains * uint64(t.cols) * elemSize[T]())
 		}
 		done += n
 	}
@@ -489,7 +504,7 @@ func (s *Sampler) launchSweeps(l cuda.Locked, x cuda.DevicePtr, chains, sweeps i
 
 // SweepNoise is Sweep with caller-supplied normals instead of the Philox
 // stream, laid out [sweeps][dim][chains] (see Reference.SweepNoise).
-func (s *Sampler) SweepNoise(x, noise []float32, sweeps int) error {
+func (s *Sampler[T]) SweepNoise(x, noise []T, sweeps int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(); err != nil {
@@ -513,7 +528,7 @@ func (s *Sampler) SweepNoise(x, noise []float32, sweeps int) error {
 		return nil
 	}
 	return s.ctx.Do(func(l cuda.Locked) error {
-		xb, nb := uint64(len(x))*4, uint64(len(noise))*4
+		xb, nb := uint64(len(x))*elemSize[T](), uint64(len(noise))*elemSize[T]()
 		dx, err := s.scratchBuffer(l, 0, xb)
 		if err != nil {
 			return err
@@ -528,7 +543,7 @@ func (s *Sampler) SweepNoise(x, noise []float32, sweeps int) error {
 		if err := l.CopyToDevice(dn, unsafe.Pointer(&noise[0]), nb); err != nil {
 			return err
 		}
-		if err := s.launch(l, k, false, chains, noiseArgs(dx, dn, chains, sweeps)...); err != nil {
+		if err := s.launch(l, k, kernels.EntryPlain, chains, noiseArgs(dx, dn, chains, sweeps)...); err != nil {
 			return err
 		}
 		return l.CopyFromDevice(unsafe.Pointer(&x[0]), dx, xb)
@@ -538,7 +553,7 @@ func (s *Sampler) SweepNoise(x, noise []float32, sweeps int) error {
 // Normals returns the normals the samplers draw for chains chains and
 // sweeps sweeps of stream st, computed on the device, in SweepNoise's
 // layout [sweeps][dim][chains].
-func (s *Sampler) Normals(chains, sweeps int, st Stream) ([]float32, error) {
+func (s *Sampler[T]) Normals(chains, sweeps int, st Stream) ([]T, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -551,17 +566,17 @@ func (s *Sampler) Normals(chains, sweeps int, st Stream) ([]float32, error) {
 	if _, err := CheckSweepArgs(s.m.Dim, chains*s.m.Dim, sweeps, st); err != nil {
 		return nil, err
 	}
-	out := make([]float32, chains*sweeps*s.m.Dim)
+	out := make([]T, chains*sweeps*s.m.Dim)
 	if len(out) == 0 {
 		return out, nil
 	}
 	err = s.ctx.Do(func(l cuda.Locked) error {
-		b := uint64(len(out)) * 4
+		b := uint64(len(out)) * elemSize[T]()
 		d, err := s.scratchBuffer(l, 1, b)
 		if err != nil {
 			return err
 		}
-		if err := s.launch(l, k, false, chains, normalsArgs(d, chains, sweeps, st)...); err != nil {
+		if err := s.launch(l, k, kernels.EntryPlain, chains, normalsArgs(d, chains, sweeps, st)...); err != nil {
 			return err
 		}
 		return l.CopyFromDevice(unsafe.Pointer(&out[0]), d, b)
@@ -570,7 +585,7 @@ func (s *Sampler) Normals(chains, sweeps int, st Stream) ([]float32, error) {
 }
 
 // Philox evaluates Philox4x32-10 on the device for each (counter, key).
-func (s *Sampler) Philox(ctr [][4]uint32, key [][2]uint32) ([][4]uint32, error) {
+func (s *Sampler[T]) Philox(ctr [][4]uint32, key [][2]uint32) ([][4]uint32, error) {
 	if len(ctr) != len(key) {
 		return nil, fmt.Errorf("gibbsrt: %d counters but %d keys", len(ctr), len(key))
 	}
@@ -604,7 +619,7 @@ func (s *Sampler) Philox(ctr [][4]uint32, key [][2]uint32) ([][4]uint32, error) 
 		if err := l.CopyToDevice(din, unsafe.Pointer(&in[0]), uint64(len(in))*4); err != nil {
 			return err
 		}
-		if err := s.launch(l, k, false, n, philoxArgs(din, dout, n)...); err != nil {
+		if err := s.launch(l, k, kernels.EntryPlain, n, philoxArgs(din, dout, n)...); err != nil {
 			return err
 		}
 		return l.CopyFromDevice(unsafe.Pointer(&out[0]), dout, uint64(len(out))*4)
@@ -622,7 +637,7 @@ func (s *Sampler) Philox(ctr [][4]uint32, key [][2]uint32) ([][4]uint32, error) 
 // Transform evaluates the stream's normal transform on the device for the
 // words first, first+1, ... (mod 2³²), one per element of out: the device
 // side of the check against Normal.
-func (s *Sampler) Transform(first uint32, out []float32) error {
+func (s *Sampler[T]) Transform(first uint32, out []T) error {
 	if uint64(len(out)) > 1<<31 {
 		return fmt.Errorf("gibbsrt: %d words in one Transform call, over 2^31", len(out))
 	}
@@ -636,12 +651,12 @@ func (s *Sampler) Transform(first uint32, out []float32) error {
 		return err
 	}
 	return s.ctx.Do(func(l cuda.Locked) error {
-		b := uint64(len(out)) * 4
+		b := uint64(len(out)) * elemSize[T]()
 		d, err := s.scratchBuffer(l, 1, b)
 		if err != nil {
 			return err
 		}
-		if err := s.launch(l, k, false, len(out), transformArgs(d, first, len(out))...); err != nil {
+		if err := s.launch(l, k, kernels.EntryPlain, len(out), transformArgs(d, first, len(out))...); err != nil {
 			return err
 		}
 		return l.CopyFromDevice(unsafe.Pointer(&out[0]), d, b)
@@ -649,7 +664,7 @@ func (s *Sampler) Transform(first uint32, out []float32) error {
 }
 
 // scratchBuffer returns scratch buffer k with at least bytes bytes.
-func (s *Sampler) scratchBuffer(l cuda.Locked, k int, bytes uint64) (cuda.DevicePtr, error) {
+func (s *Sampler[T]) scratchBuffer(l cuda.Locked, k int, bytes uint64) (cuda.DevicePtr, error) {
 	if s.scratchSize[k] >= bytes {
 		return s.scratch[k], nil
 	}
@@ -669,7 +684,7 @@ func (s *Sampler) scratchBuffer(l cuda.Locked, k int, bytes uint64) (cuda.Device
 
 // Close frees the device resources, every DeviceState of the sampler
 // included. It is idempotent; any later call returns ErrClosed.
-func (s *Sampler) Close() error {
+func (s *Sampler[T]) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

@@ -28,7 +28,7 @@ func TestChoose(t *testing.T) {
 		{64, 1 << 20, 1, SharedMemory},
 		{9, 100, 5, WarpPerChain},
 	} {
-		s := &Sampler{m: ModuleSpec{Dim: c.dim}, sms: 132, have: Strategies()}
+		s := &Sampler[float32]{m: ModuleSpec{Dim: c.dim}, sms: 132, have: Strategies()}
 		if got := s.Choose(c.chains, c.sweeps); got != c.want {
 			t.Errorf("dim %d, %d chains, %d sweeps: Auto picks %v, want %v", c.dim, c.chains, c.sweeps, got, c.want)
 		}
@@ -53,7 +53,7 @@ func TestChooseAmongWhatThePackageHas(t *testing.T) {
 		{[]Strategy{ConstMemory, SharedMemory}, 32, 100, 100, SharedMemory},
 		{[]Strategy{ConstMemory}, 64, 1 << 20, 100, ConstMemory},
 	} {
-		s := &Sampler{m: ModuleSpec{Dim: c.dim}, sms: 132, have: c.have}
+		s := &Sampler[float32]{m: ModuleSpec{Dim: c.dim}, sms: 132, have: c.have}
 		if got := s.Choose(c.chains, c.sweeps); got != c.want {
 			t.Errorf("package with %v, dim %d, %d chains, %d sweeps: Auto picks %v, want %v", c.have, c.dim, c.chains, c.sweeps, got, c.want)
 		}
@@ -83,7 +83,11 @@ func TestLaunchArgsMatchTable(t *testing.T) {
 		if err := checkArgs(k.Name, k.Params, args); err != nil {
 			t.Errorf("kernel %s: %v", k.Name, err)
 		}
-		if k.Ext != "" {
+		if k.Role == kernels.Sweep {
+			traced := tracedArgs(1, 10, 5, st, traceArgs{out: 3, index: 4, thin: 2, cols: 3, chain0: 1, chains: 5})
+			if err := checkArgs(k.Traced, k.TracedParams, traced); err != nil {
+				t.Errorf("kernel %s: %v", k.Traced, err)
+			}
 			if err := checkArgs(k.Ext, k.ExtParams, ext); err != nil {
 				t.Errorf("kernel %s: %v", k.Ext, err)
 			}
@@ -115,7 +119,7 @@ func TestLaunchArgsMatchTable(t *testing.T) {
 func TestModuleSpecKernels(t *testing.T) {
 	fat := []byte{1}
 	ok := ModuleSpec{Dim: 8, DType: "float32", Fatbin: fat, Kernels: []string{"gibbs_sweep_shared"}}
-	if ks, err := ok.kernels(); err != nil || len(ks) != 1 || ks[0].Strategy != SharedMemory {
+	if ks, err := ok.kernels(kernels.Float32); err != nil || len(ks) != 1 || ks[0].Strategy != SharedMemory {
 		t.Errorf("one-strategy module: %v, %v", ks, err)
 	}
 	for _, c := range []struct {
@@ -125,13 +129,13 @@ func TestModuleSpecKernels(t *testing.T) {
 		{ModuleSpec{Dim: 0, DType: "float32", Fatbin: fat, Kernels: ok.Kernels}, "module dim 0"},
 		{ModuleSpec{Dim: 8, DType: "float32", Kernels: ok.Kernels}, "no device code"},
 		{ModuleSpec{Dim: 8, DType: "float16", Fatbin: fat, Kernels: ok.Kernels}, `unknown dtype "float16"`},
-		{ModuleSpec{Dim: 8, DType: "float64", Fatbin: fat, Kernels: ok.Kernels}, "float32 modules only"},
-		{ModuleSpec{Dim: 8, DType: "float32", Fatbin: fat, Kernels: []string{"gibbs_sweep_tiled"}}, `kernel "gibbs_sweep_tiled", which this runtime does not know`},
+		{ModuleSpec{Dim: 8, DType: "float64", Fatbin: fat, Kernels: ok.Kernels}, "the sampler's element type is float32"},
+		{ModuleSpec{Dim: 8, DType: "float32", Fatbin: fat, Kernels: []string{"gibbs_sweep_unknown"}}, `kernel "gibbs_sweep_unknown", which this runtime does not know`},
 		{ModuleSpec{Dim: 65, DType: "float32", Fatbin: fat, Kernels: ok.Kernels}, "does not support dim 65"},
 		{ModuleSpec{Dim: 8, DType: "float32", Fatbin: fat, Kernels: []string{"gibbs_sweep_shared", "gibbs_sweep_shared"}}, "twice"},
 		{ModuleSpec{Dim: 8, DType: "float32", Fatbin: fat, Kernels: []string{"gibbs_philox"}}, "no sweep kernel"},
 	} {
-		if _, err := c.m.kernels(); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := c.m.kernels(kernels.Float32); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want one containing %q", c.m, err, c.want)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"strconv"
 	"time"
@@ -55,41 +54,48 @@ func (s SpecializationState) String() string {
 }
 
 // Specialization describes the current model's specialized kernel. The
-// entry point the scheme's sweeps run is compiled first (the plain one for
-// plain Gibbs sweeps, the Ext one otherwise), and State turns Ready with
-// it; for plain Gibbs the Ext one (for traces and Chebyshev iterations)
-// follows, and Auto uses the kernel for those launches once ExtState is
-// Ready. Under over-relaxation the plain entry point is not built: it would
-// not apply the ω the tables hold.
+// entry points the scheme's sweeps run are compiled at SetModel: for plain
+// Gibbs sweeps the plain one, State, then the traced one, TracedState; for
+// other schemes the Ext one, ExtState. The Ext entry point of a plain
+// scheme is compiled on its first use (a Chebyshev iteration, say), while
+// Auto runs another strategy. Under over-relaxation the plain and traced
+// entry points are not built: they would not apply the ω the tables hold.
 type Specialization struct {
-	State      SpecializationState
-	Err        error // for Failed
-	ExtState   SpecializationState
-	ExtErr     error
-	Cached     bool          // SetModel found the model compiled already
-	Dropped    int           // fmas by zero weights deleted from the first entry point's PTX
-	Kept       int           // fmas by nonzero weights in it
-	Registers  int           // per thread, of the first entry point
-	JIT        time.Duration // the driver's compile time of the first entry point
-	Total      time.Duration // SetModel to its readiness: writing the PTX, compiling, loading
-	InfoLog    string        // the driver's JIT log
-	ModelHash  [32]byte
-	Generation int // counts SetModel and SetScheme calls, to tell models apart
+	State       SpecializationState // of the entry point built first
+	Err         error               // for Failed
+	TracedState SpecializationState
+	TracedErr   error
+	ExtState    SpecializationState // NoSpecialization until asked for
+	ExtErr      error
+	Cached      bool          // SetModel found the model compiled already
+	Dropped     int           // fmas by zero weights deleted from the first entry point's PTX
+	Kept        int           // fmas by nonzero weights in it
+	Registers   int           // per thread, of the first entry point
+	JIT         time.Duration // the driver's compile time of the first entry point
+	Total       time.Duration // SetModel to its readiness: writing the PTX, compiling, loading
+	InfoLog     string        // the driver's JIT log
+	ModelHash   [32]byte
+	Generation  int // counts SetModel and SetScheme calls, to tell models apart
 }
 
-// entryBuild is the compile of one entry point; its fields are written
-// once, before done is closed.
+// entryBuild is the compile of one entry point; started is guarded by the
+// sampler's lock, the other fields are written once, before done is
+// closed.
 type entryBuild struct {
-	done chan struct{}
-	mod  *cuda.Module
-	fn   cuda.Function
-	regs int
-	rep  cuda.JITReport
-	err  error
-	took time.Duration // since the compile started
+	started bool
+	done    chan struct{}
+	mod     *cuda.Module
+	fn      cuda.Function
+	regs    int
+	rep     cuda.JITReport
+	err     error
+	took    time.Duration // since the compile started
 }
 
 func (e *entryBuild) finished() bool {
+	if !e.started {
+		return false
+	}
 	select {
 	case <-e.done:
 		return true
@@ -102,6 +108,8 @@ func (e *entryBuild) ready() bool { return e.finished() && e.err == nil }
 
 func (e *entryBuild) state() SpecializationState {
 	switch {
+	case !e.started:
+		return NoSpecialization
 	case !e.finished():
 		return Compiling
 	case e.err != nil:
@@ -112,40 +120,34 @@ func (e *entryBuild) state() SpecializationState {
 
 // specialization is one model's compiled kernel, shared by the cache and
 // the sampler.
-type specialization struct {
+type specialization[T Float] struct {
 	hash          [32]byte
-	plain, ext    entryBuild
-	extFirst      bool   // the Ext entry point is built first
-	dropped, kept int    // written before the first build's done is closed
-	used          uint64 // the sampler's use clock at its last SetModel
+	co            *Coefficients[T]
+	builds        [3]entryBuild // by kernels.Entry
+	first         kernels.Entry // the build made first
+	dropped, kept int           // written before the first build's done is closed
+	used          uint64        // the sampler's use clock at its last SetModel
 }
 
-func (sp *specialization) finished() bool { return sp.plain.finished() && sp.ext.finished() }
-
-// first returns the build made first.
-func (sp *specialization) first() *entryBuild {
-	if sp.extFirst {
-		return &sp.ext
+// finished reports whether every build started is done. The caller holds
+// the sampler's lock.
+func (sp *specialization[T]) finished() bool {
+	for i := range sp.builds {
+		if b := &sp.builds[i]; b.started && !b.finished() {
+			return false
+		}
 	}
-	return &sp.plain
-}
-
-// build returns the compile of entry point name.
-func (sp *specialization) build(k *kernels.Kernel, name string) *entryBuild {
-	if name == k.Ext {
-		return &sp.ext
-	}
-	return &sp.plain
+	return true
 }
 
 // modelHash identifies a model by the bits of its kernel tables.
-func modelHash(co *Coefficients[float32]) [32]byte {
+func modelHash[T Float](co *Coefficients[T]) [32]byte {
 	h := sha256.New()
-	var b [4]byte
-	for _, tab := range [][]float32{co.Weight, co.Offset, co.Scale, {co.Keep}} {
+	var b [8]byte
+	for _, tab := range [][]T{co.Weight, co.Offset, co.Scale, {co.Keep}} {
 		for _, v := range tab {
-			binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
-			h.Write(b[:])
+			binary.LittleEndian.PutUint64(b[:], bitsOf(v))
+			h.Write(b[:elemSize[T]()])
 		}
 	}
 	var out [32]byte
@@ -156,14 +158,15 @@ func modelHash(co *Coefficients[float32]) [32]byte {
 var markerRE = regexp.MustCompile(`GG([WOS])(R?)_([0-9]+)|GGK\b`)
 
 // specializePTX writes co into the per-model kernel's PTX: each marker
-// becomes its coefficient's float32 bits (0fXXXXXXXX), and each line whose
+// becomes its coefficient's bits (0fXXXXXXXX for float32, 0dX…X, 16 hex
+// digits, for float64), and each line whose
 // marker is a zero weight (+0 or -0), or keep when it is 0, is deleted.
 // That line is one fma that adds x·0 to a running sum in place, and
 // dropping it can change only the sign of a zero sum, which no state ever
 // sees: x_i = scale_i·z + sum, and scale_i·z is never zero. Markers ending
 // in R are frame 1's (the reversed order). It returns the new PTX and the
 // weights' fmas dropped and kept.
-func specializePTX(ptx []byte, co *Coefficients[float32]) (out []byte, dropped, kept int, err error) {
+func specializePTX[T Float](ptx []byte, co *Coefficients[T]) (out []byte, dropped, kept int, err error) {
 	out = make([]byte, 0, len(ptx))
 	for len(ptx) > 0 {
 		line := ptx
@@ -180,7 +183,7 @@ func specializePTX(ptx []byte, co *Coefficients[float32]) (out []byte, dropped, 
 			return nil, 0, 0, fmt.Errorf("gibbsrt: PTX line %q holds %d coefficient markers, want 1", bytes.TrimSpace(line), len(ms))
 		}
 		m := ms[0]
-		var v float32
+		var v T
 		if m[2] < 0 { // GGK
 			if co.Keep == 0 {
 				continue
@@ -192,7 +195,7 @@ func specializePTX(ptx []byte, co *Coefficients[float32]) (out []byte, dropped, 
 			if err != nil {
 				return nil, 0, 0, fmt.Errorf("gibbsrt: PTX marker %q: %v", line[m[0]:m[1]], err)
 			}
-			tab := map[byte][]float32{'W': co.Weight, 'O': co.Offset, 'S': co.Scale}[kind]
+			tab := map[byte][]T{'W': co.Weight, 'O': co.Offset, 'S': co.Scale}[kind]
 			per := len(tab) / kernels.Frames
 			if idx >= per {
 				return nil, 0, 0, fmt.Errorf("gibbsrt: PTX marker %q is past the model's %d entries: the PTX does not match dim %d", line[m[0]:m[1]], per, co.Dim)
@@ -210,14 +213,14 @@ func specializePTX(ptx []byte, co *Coefficients[float32]) (out []byte, dropped, 
 			}
 		}
 		out = append(out, line[:m[0]]...)
-		out = fmt.Appendf(out, "0f%08X", math.Float32bits(v))
+		out = append(out, ptxImmediate(v)...)
 		out = append(out, line[m[1]:]...)
 	}
 	return out, dropped, kept, nil
 }
 
 // ptxKernel returns the module's per-model kernel, or nil.
-func (s *Sampler) ptxKernel() *kernels.Kernel {
+func (s *Sampler[T]) ptxKernel() *kernels.Kernel {
 	for _, k := range s.kernels {
 		if k.PTX {
 			return k
@@ -226,12 +229,14 @@ func (s *Sampler) ptxKernel() *kernels.Kernel {
 	return nil
 }
 
-// errPlainUnbuilt is the plain entry point's error under over-relaxation.
-var errPlainUnbuilt = errors.New("gibbsrt: the plain entry point is not built for an over-relaxed model")
+// errPlainUnbuilt is the plain and traced entry points' error under
+// over-relaxation.
+var errPlainUnbuilt = errors.New("gibbsrt: the plain entry points are not built for an over-relaxed model")
 
 // specialize makes p's specialized kernel current: from the cache, or by
-// starting its compilation. The caller holds s.mu.
-func (s *Sampler) specialize(p *plan[float32]) {
+// starting the compilation of the entry points its scheme runs. The caller
+// holds s.mu.
+func (s *Sampler[T]) specialize(p *plan[T]) {
 	k := s.ptxKernel()
 	if k == nil {
 		return
@@ -243,54 +248,80 @@ func (s *Sampler) specialize(p *plan[float32]) {
 	if sp := s.specs[h]; sp != nil {
 		sp.used = s.useClock
 		s.spec, s.specCached = sp, true
+		if p.ext() {
+			s.startBuilds(sp, k, kernels.EntryExt)
+		}
 		return
 	}
-	sp := &specialization{hash: h, used: s.useClock, extFirst: p.ext()}
-	sp.plain.done, sp.ext.done = make(chan struct{}), make(chan struct{})
-	order := []string{k.Name, k.Ext}
-	switch {
-	case co.Keep != 0: // over-relaxed: Ext only
-		order = []string{k.Ext}
-		sp.plain.err = errPlainUnbuilt
-		close(sp.plain.done)
-	case sp.extFirst:
-		order = []string{k.Ext, k.Name}
+	sp := &specialization[T]{hash: h, co: co, used: s.useClock}
+	for i := range sp.builds {
+		sp.builds[i].done = make(chan struct{})
+	}
+	if co.Keep != 0 { // over-relaxed: the plain entry points would be wrong
+		for _, e := range []kernels.Entry{kernels.EntryPlain, kernels.EntryTraced} {
+			b := &sp.builds[e]
+			b.started, b.err = true, errPlainUnbuilt
+			close(b.done)
+		}
 	}
 	s.specs[h] = sp
 	s.spec, s.specCached = sp, false
 	s.evict()
+	if p.ext() {
+		sp.first = kernels.EntryExt
+		s.startBuilds(sp, k, kernels.EntryExt)
+	} else {
+		sp.first = kernels.EntryPlain
+		s.startBuilds(sp, k, kernels.EntryPlain, kernels.EntryTraced)
+	}
+}
+
+// startBuilds starts compiling the entry points es of sp that have not
+// been started, in order, in the background. The caller holds s.mu.
+func (s *Sampler[T]) startBuilds(sp *specialization[T], k *kernels.Kernel, es ...kernels.Entry) {
+	var todo []kernels.Entry
+	for _, e := range es {
+		if b := &sp.builds[e]; !b.started {
+			b.started = true
+			todo = append(todo, e)
+		}
+	}
+	if len(todo) == 0 {
+		return
+	}
 	s.compiling.Add(1)
 	go func() {
 		defer s.compiling.Done()
-		s.compile(sp, k, co, order)
+		s.compile(sp, k, todo)
 	}()
 }
 
-// compile builds sp's entry points in order, each as a module of its own,
-// so that Auto can use the first as soon as it is ready. It takes no lock
-// of the sampler, and the driver compiles in a context of its own
+// compile builds sp's entry points es in order, each as a module of its
+// own, so that Auto can use the first as soon as it is ready. It takes no
+// lock of the sampler, and the driver compiles in a context of its own
 // (cuda.LoadPTX): the sampler's launches go on meanwhile.
-func (s *Sampler) compile(sp *specialization, k *kernels.Kernel, co *Coefficients[float32], order []string) {
+func (s *Sampler[T]) compile(sp *specialization[T], k *kernels.Kernel, es []kernels.Entry) {
 	start := time.Now()
-	for i, name := range order {
-		e := sp.build(k, name)
-		ptx, dropped, kept, err := specializePTX(ptxEntry(s.m.PTX, name), co)
-		if i == 0 {
+	for _, e := range es {
+		b := &sp.builds[e]
+		name, _ := k.EntryPoint(e)
+		ptx, dropped, kept, err := specializePTX(ptxEntry(s.m.PTX, name), sp.co)
+		if e == sp.first {
 			sp.dropped, sp.kept = dropped, kept
 		}
 		if err != nil {
-			e.err = err
+			b.err = err
 		} else {
-			s.buildEntry(e, ptx, name)
+			s.buildEntry(b, ptx, name)
 		}
-		e.took = time.Since(start)
-		close(e.done)
+		b.took = time.Since(start)
+		close(b.done)
 	}
 }
 
 // buildEntry compiles and loads one entry point's PTX, and checks that it
 // does not spill.
-func (s *Sampler) buildEntry(e *entryBuild, ptx []byte, name string) {
+func (s *Sampler[T]) buildEntry(e *entryBuild, ptx []byte, name string) {
 	mod, rep, err := s.ctx.LoadPTX(ptx)
 	e.rep = rep
 	if err != nil {
@@ -343,9 +374,9 @@ func ptxEntry(ptx []byte, name string) []byte {
 // maxSpecializations; ones still compiling stay. A module is unloaded only
 // after the sampler's stream has drained, since a launch of it may still
 // run. The caller holds s.mu.
-func (s *Sampler) evict() {
+func (s *Sampler[T]) evict() {
 	for len(s.specs) > maxSpecializations {
-		var old *specialization
+		var old *specialization[T]
 		for _, sp := range s.specs {
 			if sp != s.spec && sp.finished() && (old == nil || sp.used < old.used) {
 				old = sp
@@ -365,63 +396,69 @@ func (s *Sampler) evict() {
 	}
 }
 
-// modules returns sp's loaded modules.
-func (sp *specialization) modules() []*cuda.Module {
+// modules returns sp's loaded modules. The caller holds the sampler's
+// lock, and sp is finished.
+func (sp *specialization[T]) modules() []*cuda.Module {
 	var out []*cuda.Module
-	for _, e := range []*entryBuild{&sp.plain, &sp.ext} {
-		if e.mod != nil {
-			out = append(out, e.mod)
+	for i := range sp.builds {
+		if m := sp.builds[i].mod; m != nil {
+			out = append(out, m)
 		}
 	}
 	return out
 }
 
-// specReady reports whether Auto may run the current model's kernel, its
-// plain or its Ext entry point. The caller holds s.mu.
-func (s *Sampler) specReady(ext bool) bool {
+// specReady reports whether Auto may run the current model's kernel's
+// entry point e; an Ext entry point not yet built starts compiling. The
+// caller holds s.mu.
+func (s *Sampler[T]) specReady(e kernels.Entry) bool {
 	if s.spec == nil {
 		return false
 	}
-	if ext {
-		return s.spec.ext.ready()
+	if k := s.ptxKernel(); k != nil && e == kernels.EntryExt {
+		s.startBuilds(s.spec, k, e)
 	}
-	return s.spec.plain.ready()
+	return s.spec.builds[e].ready()
 }
 
-// specFunction returns the current model's specialized entry point name,
-// waiting for its compilation. The caller holds s.mu.
-func (s *Sampler) specFunction(k *kernels.Kernel, name string) (cuda.Function, error) {
+// specFunction returns the current model's specialized entry point e,
+// compiling it if need be and waiting for it. The caller holds s.mu.
+func (s *Sampler[T]) specFunction(k *kernels.Kernel, e kernels.Entry) (cuda.Function, error) {
 	if s.spec == nil {
 		return 0, errors.New("gibbsrt: no specialized kernel: SetModel first")
 	}
-	e := s.spec.build(k, name)
-	<-e.done
-	if e.err != nil {
-		return 0, fmt.Errorf("gibbsrt: strategy %v is unavailable for this model: %w", Specialized, e.err)
+	s.startBuilds(s.spec, k, e)
+	b := &s.spec.builds[e]
+	<-b.done
+	if b.err != nil {
+		return 0, fmt.Errorf("gibbsrt: strategy %v is unavailable for this model: %w", Specialized, b.err)
 	}
-	return e.fn, nil
+	return b.fn, nil
 }
 
 // Specialization reports the current model's specialized kernel: whether
 // it is compiling, ready or failed (and why), and what compiling it cost.
-func (s *Sampler) Specialization() Specialization {
+func (s *Sampler[T]) Specialization() Specialization {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sp := s.spec
 	if sp == nil {
 		return Specialization{}
 	}
-	first := sp.first()
+	first := &sp.builds[sp.first]
 	out := Specialization{
-		State: first.state(), ExtState: sp.ext.state(),
+		State: first.state(), TracedState: sp.builds[kernels.EntryTraced].state(), ExtState: sp.builds[kernels.EntryExt].state(),
 		Cached: s.specCached, ModelHash: sp.hash, Generation: s.generation,
 	}
 	if out.State != Compiling {
 		out.Err, out.Dropped, out.Kept, out.Registers = first.err, sp.dropped, sp.kept, first.regs
 		out.JIT, out.Total, out.InfoLog = first.rep.Wall, first.took, first.rep.InfoLog
 	}
+	if out.TracedState != Compiling {
+		out.TracedErr = sp.builds[kernels.EntryTraced].err
+	}
 	if out.ExtState != Compiling {
-		out.ExtErr = sp.ext.err
+		out.ExtErr = sp.builds[kernels.EntryExt].err
 	}
 	return out
 }
@@ -429,12 +466,12 @@ func (s *Sampler) Specialization() Specialization {
 // WaitSpecialization blocks until the current model's specialized kernel
 // (the entry point built first) is ready or has failed, and returns
 // Specialization.
-func (s *Sampler) WaitSpecialization() Specialization {
+func (s *Sampler[T]) WaitSpecialization() Specialization {
 	s.mu.Lock()
 	sp := s.spec
 	s.mu.Unlock()
 	if sp != nil {
-		<-sp.first().done
+		<-sp.builds[sp.first].done
 	}
 	return s.Specialization()
 }

@@ -3,7 +3,6 @@ package gibbsrt
 import (
 	"errors"
 	"fmt"
-	"math"
 	"unsafe"
 
 	"github.com/gibbsgen/gibbsgen/internal/cuda"
@@ -13,8 +12,8 @@ import (
 // [chains][dim] row-major like a host state. SweepDevice runs sweeps on it
 // without copying; Upload and Download move it. It belongs to the Sampler
 // that made it, and Close of that Sampler frees it.
-type DeviceState struct {
-	s      *Sampler
+type DeviceState[T Float] struct {
+	s      *Sampler[T]
 	ptr    cuda.DevicePtr // 0 once freed, or for zero chains
 	chains int
 	freed  bool
@@ -24,17 +23,17 @@ var errStateFreed = errors.New("gibbsrt: device state is freed")
 
 // NewDeviceState allocates device memory for chains chains. Its contents
 // are undefined until Upload.
-func (s *Sampler) NewDeviceState(chains int) (*DeviceState, error) {
+func (s *Sampler[T]) NewDeviceState(chains int) (*DeviceState[T], error) {
 	unlock, err := s.lockForChains(chains, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	d := &DeviceState{s: s, chains: chains}
+	d := &DeviceState[T]{s: s, chains: chains}
 	if chains == 0 {
 		return d, nil
 	}
-	p, err := s.ctx.Alloc(uint64(chains) * uint64(s.m.Dim) * 4)
+	p, err := s.ctx.Alloc(uint64(chains) * uint64(s.m.Dim) * elemSize[T]())
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +44,7 @@ func (s *Sampler) NewDeviceState(chains int) (*DeviceState, error) {
 
 // lockForChains checks a chain count of at least least for a new buffer,
 // then locks s, which must be open; unlock unlocks it.
-func (s *Sampler) lockForChains(chains, least int) (unlock func(), err error) {
+func (s *Sampler[T]) lockForChains(chains, least int) (unlock func(), err error) {
 	if chains < least {
 		return nil, fmt.Errorf("gibbsrt: chains = %d; it must be at least %d", chains, least)
 	}
@@ -61,10 +60,10 @@ func (s *Sampler) lockForChains(chains, least int) (unlock func(), err error) {
 }
 
 // Chains returns the number of chains the state holds.
-func (d *DeviceState) Chains() int { return d.chains }
+func (d *DeviceState[T]) Chains() int { return d.chains }
 
 // own checks, with s.mu held, that d is a live state of s.
-func (s *Sampler) own(d *DeviceState) error {
+func (s *Sampler[T]) own(d *DeviceState[T]) error {
 	switch {
 	case d == nil:
 		return errors.New("gibbsrt: nil device state")
@@ -78,15 +77,15 @@ func (s *Sampler) own(d *DeviceState) error {
 
 // transfer copies between x and chains first, first+1, ... of d after the
 // checks every copy shares; toDevice says which way.
-func (d *DeviceState) transfer(first int, x []float32, toDevice bool) error {
-	return d.locked(func(s *Sampler) error {
+func (d *DeviceState[T]) transfer(first int, x []T, toDevice bool) error {
+	return d.locked(func(s *Sampler[T]) error {
 		return d.copy(s, first, x, toDevice)
 	})
 }
 
 // locked runs f with the sampler's lock held, once d is known to be a live
 // state of an open sampler.
-func (d *DeviceState) locked(f func(s *Sampler) error) error {
+func (d *DeviceState[T]) locked(f func(s *Sampler[T]) error) error {
 	s := d.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -100,7 +99,7 @@ func (d *DeviceState) locked(f func(s *Sampler) error) error {
 }
 
 // copy is transfer inside locked.
-func (d *DeviceState) copy(s *Sampler, first int, x []float32, toDevice bool) error {
+func (d *DeviceState[T]) copy(s *Sampler[T], first int, x []T, toDevice bool) error {
 	dim := s.m.Dim
 	if len(x)%dim != 0 {
 		return fmt.Errorf("gibbsrt: host state has %d elements, not a multiple of dim %d", len(x), dim)
@@ -111,8 +110,8 @@ func (d *DeviceState) copy(s *Sampler, first int, x []float32, toDevice bool) er
 	if len(x) == 0 {
 		return nil
 	}
-	at := d.ptr + cuda.DevicePtr(uint64(first)*uint64(dim)*4)
-	bytes := uint64(len(x)) * 4
+	at := d.ptr + cuda.DevicePtr(uint64(first)*uint64(dim)*elemSize[T]())
+	bytes := uint64(len(x)) * elemSize[T]()
 	if toDevice {
 		return s.ctx.CopyToDevice(at, unsafe.Pointer(&x[0]), bytes)
 	}
@@ -120,7 +119,7 @@ func (d *DeviceState) copy(s *Sampler, first int, x []float32, toDevice bool) er
 }
 
 // wholeState checks that x holds every chain of d.
-func (d *DeviceState) wholeState(x []float32) error {
+func (d *DeviceState[T]) wholeState(x []T) error {
 	if want := d.chains * d.s.m.Dim; len(x) != want {
 		return fmt.Errorf("gibbsrt: host state has %d elements, want chains×dim = %d×%d = %d", len(x), d.chains, d.s.m.Dim, want)
 	}
@@ -128,7 +127,7 @@ func (d *DeviceState) wholeState(x []float32) error {
 }
 
 // Upload copies the host state x, of chains×dim elements, to the device.
-func (d *DeviceState) Upload(x []float32) error {
+func (d *DeviceState[T]) Upload(x []T) error {
 	if err := d.wholeState(x); err != nil {
 		return err
 	}
@@ -137,7 +136,7 @@ func (d *DeviceState) Upload(x []float32) error {
 
 // Download waits for the sampler's queued work and copies the state into
 // x, of chains×dim elements.
-func (d *DeviceState) Download(x []float32) error {
+func (d *DeviceState[T]) Download(x []T) error {
 	if err := d.wholeState(x); err != nil {
 		return err
 	}
@@ -145,23 +144,39 @@ func (d *DeviceState) Download(x []float32) error {
 }
 
 // DownloadChains is Download of chains first, ..., first+len(x)/dim-1 only.
-func (d *DeviceState) DownloadChains(first int, x []float32) error {
+func (d *DeviceState[T]) DownloadChains(first int, x []T) error {
 	return d.transfer(first, x, false)
 }
 
 // Fill sets every coordinate of every chain to v.
-func (d *DeviceState) Fill(v float32) error {
-	return d.locked(func(s *Sampler) error {
+func (d *DeviceState[T]) Fill(v T) error {
+	return d.locked(func(s *Sampler[T]) error {
 		if d.chains == 0 {
 			return nil
 		}
-		return s.ctx.Memset32(d.ptr, math.Float32bits(v), uint64(d.chains)*uint64(s.m.Dim))
+		n := uint64(d.chains) * uint64(s.m.Dim)
+		if elemSize[T]() == 4 {
+			return s.ctx.Memset32(d.ptr, uint32(bitsOf(v)), n)
+		}
+		// A 64-bit pattern: copies of a host block of it.
+		const block = 1 << 16
+		buf := make([]T, min(n, block))
+		for i := range buf {
+			buf[i] = v
+		}
+		for done := uint64(0); done < n; done += block {
+			k := min(block, n-done)
+			if err := s.ctx.CopyToDevice(d.ptr+cuda.DevicePtr(done*8), unsafe.Pointer(&buf[0]), k*8); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
 // Free releases the device memory. It is idempotent; other uses of a freed
 // state return an error.
-func (d *DeviceState) Free() error {
+func (d *DeviceState[T]) Free() error {
 	s := d.s
 	s.mu.Lock()
 	defer s.mu.Unlock()

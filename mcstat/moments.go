@@ -38,7 +38,12 @@ func (m *Moments) Count() float64 { return m.n }
 
 // AddRows accumulates the rows of x, a row-major [rows][dim] slice such as
 // a sampler's state.
-func (m *Moments) AddRows(x []float32) error {
+func (m *Moments) AddRows(x []float32) error { return addRows(m, x) }
+
+// AddRows64 is AddRows for float64 states.
+func (m *Moments) AddRows64(x []float64) error { return addRows(m, x) }
+
+func addRows[T float32 | float64](m *Moments, x []T) error {
 	if len(x)%m.dim != 0 {
 		return fmt.Errorf("mcstat: %d values are not whole rows of dim %d", len(x), m.dim)
 	}

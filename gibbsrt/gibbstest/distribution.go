@@ -32,12 +32,12 @@ type TB interface {
 	Fatal(args ...any)
 }
 
-// sweepFunc is Sweep of either sampler.
-type sweepFunc func(x []float32, sweeps int, st gibbsrt.Stream) error
+// sweepFunc[T] is Sweep of either sampler.
+type sweepFunc[T gibbsrt.Float] func(x []T, sweeps int, st gibbsrt.Stream) error
 
 // Distribution runs the closed-form distribution checks on the CPU twin at a
 // small size (4000 chains per target).
-func Distribution(t *testing.T, h Harness) {
+func Distribution[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	rng := rand.New(rand.NewPCG(uint64(h.Dim), 2))
 	for _, m := range Targets(h.Dim, rng) {
 		t.Run(m.Name, func(t *testing.T) {
@@ -55,16 +55,16 @@ func Distribution(t *testing.T, h Harness) {
 //
 // The means are known (mu), so the estimators are unbiased with exactly
 // Var(mean_i) = Σ_ii/B and Var(C_ij) = (Σ_ii Σ_jj + E[C_ij]²)/B.
-func CheckDistribution(t TB, m Model, sweep sweepFunc, chains int, rng *rand.Rand) {
+func CheckDistribution[T gibbsrt.Float](t TB, m Model, sweep sweepFunc[T], chains int, rng *rand.Rand) {
 	t.Helper()
 	checkDistribution(t, m, sweep, chains, rng, SweepMatrix(m.Q))
 }
 
 // checkDistribution is CheckDistribution for a sweep whose mean-error
 // operator is g.
-func checkDistribution(t TB, m Model, sweep sweepFunc, chains int, rng *rand.Rand, g *mat.Dense) {
+func checkDistribution[T gibbsrt.Float](t TB, m Model, sweep sweepFunc[T], chains int, rng *rand.Rand, g *mat.Dense) {
 	t.Helper()
-	x := ExactDraws(m, chains, rng)
+	x := ExactDraws[T](m, chains, rng)
 	st := gibbsrt.Stream{Seed: rng.Uint64()}
 	step := func(n int) {
 		t.Helper()
@@ -75,7 +75,7 @@ func checkDistribution(t TB, m Model, sweep sweepFunc, chains int, rng *rand.Ran
 	}
 	step(2)
 	checkMoments(t, "after 2 sweeps", m, x, chains)
-	xt := append([]float32(nil), x...)
+	xt := append([]T(nil), x...)
 	step(1)
 	checkLag(t, m, xt, x, chains, 1, g)
 	step(3)
@@ -83,7 +83,7 @@ func checkDistribution(t TB, m Model, sweep sweepFunc, chains int, rng *rand.Ran
 	checkMoments(t, "after 6 sweeps", m, x, chains)
 }
 
-func checkMoments(t TB, when string, m Model, x []float32, chains int) {
+func checkMoments[T gibbsrt.Float](t TB, when string, m Model, x []T, chains int) {
 	t.Helper()
 	d := m.Q.SymmetricDim()
 	zm := zBound(d)
@@ -110,7 +110,7 @@ func checkMoments(t TB, when string, m Model, x []float32, chains int) {
 	}
 }
 
-func checkLag(t TB, m Model, xt, xk []float32, chains, k int, g *mat.Dense) {
+func checkLag[T gibbsrt.Float](t TB, m Model, xt, xk []T, chains, k int, g *mat.Dense) {
 	t.Helper()
 	d := m.Q.SymmetricDim()
 	var gk, want mat.Dense
@@ -131,7 +131,7 @@ func checkLag(t TB, m Model, xt, xk []float32, chains, k int, g *mat.Dense) {
 
 // crossCov is (1/B) Σ_c (a_c − mu)(b_c − mu)ᵀ, summed in parallel over
 // chunks of chains (the GPU suites use a million chains).
-func crossCov(m Model, a, b []float32, chains int) *mat.Dense {
+func crossCov[T gibbsrt.Float](m Model, a, b []T, chains int) *mat.Dense {
 	d := m.Q.SymmetricDim()
 	workers := min(runtime.NumCPU(), max(1, chains/1024))
 	parts := make([][]float64, workers)

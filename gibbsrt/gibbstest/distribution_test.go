@@ -27,7 +27,7 @@ type mutant struct {
 	dropMu  bool    // the old formula that ignores mu_j for j ≠ i
 }
 
-func (mu mutant) sweep(rng *rand.Rand) sweepFunc {
+func (mu mutant) sweep(rng *rand.Rand) sweepFunc[float32] {
 	q := mu.m.Rows()
 	d := len(q)
 	return func(x []float32, sweeps int, _ gibbsrt.Stream) error {
@@ -101,7 +101,7 @@ type relaxedMutant struct {
 	dropKeep bool                        // x_i ← ω·m_i + noise: the old value forgotten
 }
 
-func (mu relaxedMutant) sweep(rng *rand.Rand) sweepFunc {
+func (mu relaxedMutant) sweep(rng *rand.Rand) sweepFunc[float32] {
 	q := mu.m.Rows()
 	d := len(q)
 	w := mu.omega

@@ -16,7 +16,7 @@ import (
 
 // OpenGPU opens device 0 (or $GIBBSGEN_DEVICE), skipping the test when there
 // is no driver library or no device.
-func OpenGPU(t testing.TB, h Harness) GPUSampler {
+func OpenGPU[T gibbsrt.Float](t testing.TB, h Harness[T]) GPUSampler[T] {
 	t.Helper()
 	dev := 0
 	if s := os.Getenv("GIBBSGEN_DEVICE"); s != "" {
@@ -39,12 +39,12 @@ func OpenGPU(t testing.TB, h Harness) GPUSampler {
 
 // strategies returns the strategies g's package holds. Every one runs in
 // the suites; a package generated without some tests what it has.
-func strategies(g GPUSampler) []gibbsrt.Strategy { return g.Runtime().Strategies() }
+func strategies[T gibbsrt.Float](g GPUSampler[T]) []gibbsrt.Strategy { return g.Runtime().Strategies() }
 
 // GPU checks the kernels against the CPU twin. Every comparison is exact:
 // both sides perform the same correctly rounded float32 operations in the
 // same order on the same normals, so any differing bit is a bug.
-func GPU(t *testing.T, h Harness) {
+func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	g := OpenGPU(t, h)
 	d := h.Dim
 	rt := g.Runtime()
@@ -91,7 +91,7 @@ func GPU(t *testing.T, h Harness) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		requireEqual(t, "device normals", got, philoxNoise(d, chains, sweeps, st), d)
+		requireEqual(t, "device normals", got, philoxNoise[T](d, chains, sweeps, st), d)
 	})
 
 	for _, s := range strategies(g) {
@@ -101,12 +101,12 @@ func GPU(t *testing.T, h Harness) {
 					if err := g.SetStrategy(s); err != nil {
 						t.Fatal(err)
 					}
-					x0 := randomState(rng, chains, d)
-					want := append([]float32(nil), x0...)
+					x0 := randomState[T](rng, chains, d)
+					want := append([]T(nil), x0...)
 					if err := ref.Sweep(want, sweeps, st); err != nil {
 						t.Fatal(err)
 					}
-					got := append([]float32(nil), x0...)
+					got := append([]T(nil), x0...)
 					if err := g.Sweep(got, sweeps, st); err != nil {
 						t.Fatal(err)
 					}
@@ -130,12 +130,12 @@ func GPU(t *testing.T, h Harness) {
 			}
 			tr := gibbsrt.Trace{Thin: 3, FirstChain: 17, Chains: 200, Coords: coords}
 			n := gibbsrt.Records(tr.Thin, st.Sweep, sweeps)
-			x0 := randomState(rng, chains, d)
-			want, wantOut := append([]float32(nil), x0...), make([]float32, n*200*len(coords))
+			x0 := randomState[T](rng, chains, d)
+			want, wantOut := append([]T(nil), x0...), make([]T, n*200*len(coords))
 			if _, err := ref.SweepTrace(want, sweeps, st, tr, wantOut); err != nil {
 				t.Fatal(err)
 			}
-			got, gotOut := append([]float32(nil), x0...), make([]float32, len(wantOut))
+			got, gotOut := append([]T(nil), x0...), make([]T, len(wantOut))
 			if m, err := g.SweepTrace(got, sweeps, st, tr, gotOut); err != nil || m != n {
 				t.Fatalf("SweepTrace: %d records, %v; want %d", m, err, n)
 			}
@@ -144,7 +144,7 @@ func GPU(t *testing.T, h Harness) {
 
 			// Every chain and coordinate, every sweep, on device state.
 			all := gibbsrt.Trace{Thin: 1}
-			wantAll := make([]float32, sweeps*chains*d)
+			wantAll := make([]T, sweeps*chains*d)
 			want = append(want[:0], x0...)
 			if _, err := ref.SweepTrace(want, sweeps, st, all, wantAll); err != nil {
 				t.Fatal(err)
@@ -165,7 +165,7 @@ func GPU(t *testing.T, h Harness) {
 			if err := rt.SweepDeviceTrace(ds, sweeps, st, dt); err != nil {
 				t.Fatal(err)
 			}
-			gotAll := make([]float32, len(wantAll))
+			gotAll := make([]T, len(wantAll))
 			if err := dt.Download(gotAll); err != nil {
 				t.Fatal(err)
 			}
@@ -190,12 +190,12 @@ func GPU(t *testing.T, h Harness) {
 
 	t.Run("SplitLaunches", func(t *testing.T) {
 		const chains = 300
-		x0 := randomState(rng, chains, d)
-		one := append([]float32(nil), x0...)
+		x0 := randomState[T](rng, chains, d)
+		one := append([]T(nil), x0...)
 		if err := g.Sweep(one, 5, st); err != nil {
 			t.Fatal(err)
 		}
-		many := append([]float32(nil), x0...)
+		many := append([]T(nil), x0...)
 		s := st
 		for k := 0; k < 5; k++ {
 			if err := g.Sweep(many, 1, s); err != nil {
@@ -208,16 +208,16 @@ func GPU(t *testing.T, h Harness) {
 
 	t.Run("NoiseInjection", func(t *testing.T) {
 		const chains, sweeps = 4096, 3
-		x0 := randomState(rng, chains, d)
-		noise := make([]float32, sweeps*d*chains)
+		x0 := randomState[T](rng, chains, d)
+		noise := make([]T, sweeps*d*chains)
 		for i := range noise {
-			noise[i] = float32(rng.NormFloat64())
+			noise[i] = T(rng.NormFloat64())
 		}
-		want := append([]float32(nil), x0...)
+		want := append([]T(nil), x0...)
 		if err := ref.SweepNoise(want, noise, sweeps); err != nil {
 			t.Fatal(err)
 		}
-		got := append([]float32(nil), x0...)
+		got := append([]T(nil), x0...)
 		if err := g.SweepNoise(got, noise, sweeps); err != nil {
 			t.Fatal(err)
 		}
@@ -232,12 +232,12 @@ func GPU(t *testing.T, h Harness) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x0 := randomState(rng, chains, d)
-		a := append([]float32(nil), x0...)
+		x0 := randomState[T](rng, chains, d)
+		a := append([]T(nil), x0...)
 		if err := g.Sweep(a, sweeps, st); err != nil {
 			t.Fatal(err)
 		}
-		b := append([]float32(nil), x0...)
+		b := append([]T(nil), x0...)
 		if err := g.SweepNoise(b, noise, sweeps); err != nil {
 			t.Fatal(err)
 		}
@@ -248,8 +248,8 @@ func GPU(t *testing.T, h Harness) {
 		// Device-resident state: upload, sweeps in two calls, download;
 		// equal to the twin, and a part of it equal to the same chains.
 		const chains = 1000
-		x0 := randomState(rng, chains, d)
-		want := append([]float32(nil), x0...)
+		x0 := randomState[T](rng, chains, d)
+		want := append([]T(nil), x0...)
 		if err := ref.Sweep(want, 7, st); err != nil {
 			t.Fatal(err)
 		}
@@ -271,12 +271,12 @@ func GPU(t *testing.T, h Harness) {
 		if err := rt.Synchronize(); err != nil {
 			t.Fatal(err)
 		}
-		got := make([]float32, chains*d)
+		got := make([]T, chains*d)
 		if err := ds.Download(got); err != nil {
 			t.Fatal(err)
 		}
 		requireEqual(t, "SweepDevice vs CPU", got, want, d)
-		part := make([]float32, 10*d)
+		part := make([]T, 10*d)
 		if err := ds.DownloadChains(chains-10, part); err != nil {
 			t.Fatal(err)
 		}
@@ -307,9 +307,9 @@ func GPU(t *testing.T, h Harness) {
 			t.Fatal(err)
 		}
 		defer h.Free()
-		x0 := randomState(rng, chains, d)
+		x0 := randomState[T](rng, chains, d)
 		copy(h.X, x0)
-		want := append([]float32(nil), x0...)
+		want := append([]T(nil), x0...)
 		if err := ref.Sweep(want, 3, st); err != nil {
 			t.Fatal(err)
 		}
@@ -345,14 +345,14 @@ func GPU(t *testing.T, h Harness) {
 		// every chunk. A cancelled run stops after whole chunks.
 		const chains, sweeps, chunk = 500, 20, 6
 		tr := gibbsrt.Trace{Thin: 2, FirstChain: 50, Chains: 400}
-		x0 := randomState(rng, chains, d)
-		want := append([]float32(nil), x0...)
-		recs := make([]float32, gibbsrt.Records(2, st.Sweep, sweeps)*400*d)
+		x0 := randomState[T](rng, chains, d)
+		want := append([]T(nil), x0...)
+		recs := make([]T, gibbsrt.Records(2, st.Sweep, sweeps)*400*d)
 		if _, err := ref.SweepTrace(want, sweeps, st, tr, recs); err != nil {
 			t.Fatal(err)
 		}
 		wantM, _ := mcstat.NewMoments(d)
-		if err := wantM.AddRows(recs); err != nil {
+		if err := addRows(wantM, recs); err != nil {
 			t.Fatal(err)
 		}
 		ds, err := rt.NewDeviceState(chains)
@@ -370,7 +370,7 @@ func GPU(t *testing.T, h Harness) {
 		}
 		m, _ := mcstat.NewMoments(d)
 		var reports []int
-		done, err := rt.Run(context.Background(), ds, sweeps, st, gibbsrt.RunOptions{
+		done, err := rt.Run(context.Background(), ds, sweeps, st, gibbsrt.RunOptions[T]{
 			Chunk: chunk, Trace: dt, Moments: m, Progress: func(done, total int) { reports = append(reports, done) },
 		})
 		if err != nil || done != sweeps {
@@ -379,7 +379,7 @@ func GPU(t *testing.T, h Harness) {
 		if fmt.Sprint(reports) != "[6 12 18 20]" {
 			t.Errorf("progress reports %v, want [6 12 18 20]", reports)
 		}
-		got := make([]float32, chains*d)
+		got := make([]T, chains*d)
 		if err := ds.Download(got); err != nil {
 			t.Fatal(err)
 		}
@@ -404,7 +404,7 @@ func GPU(t *testing.T, h Harness) {
 		if err := ds.Upload(x0); err != nil {
 			t.Fatal(err)
 		}
-		done, err = rt.Run(ctx, ds, sweeps, st, gibbsrt.RunOptions{Chunk: chunk, Progress: func(int, int) { cancel() }})
+		done, err = rt.Run(ctx, ds, sweeps, st, gibbsrt.RunOptions[T]{Chunk: chunk, Progress: func(int, int) { cancel() }})
 		if !errors.Is(err, context.Canceled) || done != chunk {
 			t.Fatalf("cancelled Run: %d sweeps, %v; want %d and context.Canceled", done, err, chunk)
 		}
@@ -422,8 +422,8 @@ func GPU(t *testing.T, h Harness) {
 		if err := g.Sweep(nil, 5, st); err != nil {
 			t.Errorf("Sweep with no chains: %v", err)
 		}
-		x := randomState(rng, 3, d)
-		x0 := append([]float32(nil), x...)
+		x := randomState[T](rng, 3, d)
+		x0 := append([]T(nil), x...)
 		if err := g.Sweep(x, 0, st); err != nil {
 			t.Errorf("Sweep with 0 sweeps: %v", err)
 		}
@@ -444,7 +444,7 @@ func GPU(t *testing.T, h Harness) {
 
 // GPUClose checks Close: idempotent, and every later call fails with
 // ErrClosed. It opens its own sampler.
-func GPUClose(t *testing.T, h Harness) {
+func GPUClose[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	g := OpenGPU(t, h)
 	m := AR1(h.Dim, 0.5, NonzeroMean(h.Dim))
 	if err := g.SetModel(m.Rows(), m.Mu); err != nil {
@@ -456,10 +456,10 @@ func GPUClose(t *testing.T, h Harness) {
 	if err := g.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	x := make([]float32, h.Dim)
+	x := make([]T, h.Dim)
 	for name, err := range map[string]error{
 		"Sweep":      g.Sweep(x, 1, gibbsrt.Stream{}),
-		"SweepNoise": g.SweepNoise(x, make([]float32, h.Dim), 1),
+		"SweepNoise": g.SweepNoise(x, make([]T, h.Dim), 1),
 		"SetModel":   g.SetModel(m.Rows(), m.Mu),
 		"NewDeviceState": func() error {
 			_, err := g.Runtime().NewDeviceState(1)
@@ -482,7 +482,7 @@ const gpuChains = 1 << 20
 // million chains per target, checks the GPU equals the CPU twin exactly
 // after 1, 10 and 1000 sweeps on each target, and checks the device's
 // normals with CheckNormals.
-func GPUDistribution(t *testing.T, h Harness) {
+func GPUDistribution[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	g := OpenGPU(t, h)
 	d := h.Dim
 	rng := rand.New(rand.NewPCG(uint64(d), 5))
@@ -495,8 +495,8 @@ func GPUDistribution(t *testing.T, h Harness) {
 
 			ref := h.reference(t, m)
 			const chains = 64
-			x := ExactDraws(m, chains, rng)
-			y := append([]float32(nil), x...)
+			x := ExactDraws[T](m, chains, rng)
+			y := append([]T(nil), x...)
 			st := gibbsrt.Stream{Seed: rng.Uint64()}
 			done := 0
 			for _, target := range driftSweeps {
@@ -537,7 +537,7 @@ func GPUDistribution(t *testing.T, h Harness) {
 // at the end against the CPU twin, which reaches the same chains through
 // Stream.Chain. Set GIBBSGEN_LARGE=1 to run it; it skips when the device
 // lacks the memory.
-func GPULargeState(t *testing.T, h Harness) {
+func GPULargeState[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	if os.Getenv("GIBBSGEN_LARGE") == "" {
 		t.Skip("set GIBBSGEN_LARGE=1 to sweep an 8.6 GB state")
 	}
@@ -554,7 +554,7 @@ func GPULargeState(t *testing.T, h Harness) {
 		t.Skipf("cannot allocate %d chains on the device: %v", chains, err)
 	}
 	defer buf.Free()
-	const start = float32(0.5) // not zero: zeros hide unwritten outputs
+	const start = 0.5 // not zero: zeros hide unwritten outputs
 	boundary := (1 << 31) / d
 	probes := []int{0, 1, boundary - 1, boundary, boundary + 1, chains - 2, chains - 1}
 	st := gibbsrt.Stream{Seed: 2024, Sweep: 5}
@@ -570,11 +570,11 @@ func GPULargeState(t *testing.T, h Harness) {
 				t.Fatal(err)
 			}
 			for _, c := range probes {
-				got := make([]float32, d)
+				got := make([]T, d)
 				if err := buf.DownloadChains(c, got); err != nil {
 					t.Fatal(err)
 				}
-				want := make([]float32, d)
+				want := make([]T, d)
 				for i := range want {
 					want[i] = start
 				}

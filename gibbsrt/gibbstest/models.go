@@ -1,10 +1,12 @@
 // Package gibbstest holds the test suites that every generated package runs
 // against its own samplers: the CPU twin's properties, model validation,
 // distribution tests against closed forms, and GPU-versus-CPU equality.
-// Generated *_test.go files call these with a Harness.
+// Generated *_test.go files call these with a Harness[T].
 package gibbstest
 
 import (
+	"github.com/gibbsgen/gibbsgen/gibbsrt"
+
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -194,8 +196,8 @@ func Targets(dim int, rng *rand.Rand) []Model {
 }
 
 // ExactDraws returns chains independent draws from N(mu, Σ) as a row-major
-// float32 state, using the Cholesky factor of Σ.
-func ExactDraws(m Model, chains int, rng *rand.Rand) []float32 {
+// state, using the Cholesky factor of Σ.
+func ExactDraws[T gibbsrt.Float](m Model, chains int, rng *rand.Rand) []T {
 	n := m.Q.SymmetricDim()
 	var ch mat.Cholesky
 	if !ch.Factorize(m.Sigma) {
@@ -203,7 +205,7 @@ func ExactDraws(m Model, chains int, rng *rand.Rand) []float32 {
 	}
 	var l mat.TriDense
 	ch.LTo(&l)
-	x := make([]float32, chains*n)
+	x := make([]T, chains*n)
 	g := make([]float64, n)
 	for c := 0; c < chains; c++ {
 		for i := range g {
@@ -214,7 +216,7 @@ func ExactDraws(m Model, chains int, rng *rand.Rand) []float32 {
 			for j := 0; j <= i; j++ {
 				v += l.At(i, j) * g[j]
 			}
-			x[c*n+i] = float32(v)
+			x[c*n+i] = T(v)
 		}
 	}
 	return x

@@ -20,17 +20,17 @@ import (
 // the device transform, and CheckNormals on 2³⁰ device normals.
 func fullNormals() bool { return os.Getenv("GIBBSGEN_NORMALS") == "full" }
 
-// transformer is the device side of the transform check.
-type transformer interface {
-	Transform(first uint32, out []float32) error
+// transformer[T] is the device side of the transform check.
+type transformer[T gibbsrt.Float] interface {
+	Transform(first uint32, out []T) error
 }
 
 // CheckTransform compares the device transform with gibbsrt.Normal on n
 // words from first (mod 2³²), in chunks, comparing bits on every core.
-func CheckTransform(t TB, d transformer, first uint32, n uint64) {
+func CheckTransform[T gibbsrt.Float](t TB, d transformer[T], first uint32, n uint64) {
 	t.Helper()
 	const chunk = 1 << 28
-	buf := make([]float32, min(n, chunk))
+	buf := make([]T, min(n, chunk))
 	for done := uint64(0); done < n; done += uint64(len(buf)) {
 		part := buf[:min(uint64(len(buf)), n-done)]
 		start := first + uint32(done)
@@ -40,7 +40,7 @@ func CheckTransform(t TB, d transformer, first uint32, n uint64) {
 		if w, ok := firstMismatch(start, part); !ok {
 			got := part[w-start]
 			t.Errorf("device transform of word %#08x = %#08x (%v), gibbsrt.Normal = %#08x (%v)",
-				w, math.Float32bits(got), got, math.Float32bits(gibbsrt.Normal(w)), gibbsrt.Normal(w))
+				w, bitsOf(got), got, bitsOf(T(gibbsrt.Normal(w))), gibbsrt.Normal(w))
 			return
 		}
 	}
@@ -48,7 +48,7 @@ func CheckTransform(t TB, d transformer, first uint32, n uint64) {
 
 // firstMismatch returns the first word from start whose device normal in
 // got differs from gibbsrt.Normal, and false; or true if none does.
-func firstMismatch(start uint32, got []float32) (uint32, bool) {
+func firstMismatch[T gibbsrt.Float](start uint32, got []T) (uint32, bool) {
 	procs := runtime.GOMAXPROCS(0)
 	bad := make([]int, procs)
 	var wg sync.WaitGroup
@@ -59,7 +59,7 @@ func firstMismatch(start uint32, got []float32) (uint32, bool) {
 			bad[p] = -1
 			lo, hi := p*len(got)/procs, (p+1)*len(got)/procs
 			for i := lo; i < hi; i++ {
-				if math.Float32bits(got[i]) != math.Float32bits(gibbsrt.Normal(start+uint32(i))) {
+				if bitsOf(got[i]) != bitsOf(T(gibbsrt.Normal(start+uint32(i)))) {
 					bad[p] = i
 					return
 				}
@@ -105,7 +105,7 @@ func (a *normalStats) add(b *normalStats) {
 }
 
 // sweepStats accumulates sweep s of z (and its pairs with sweep s+1).
-func sweepStats(z []float32, dim, chains, sweeps, s int, st *normalStats) {
+func sweepStats[T gibbsrt.Float](z []T, dim, chains, sweeps, s int, st *normalStats) {
 	at := func(s, i, c int) float64 { return float64(z[(s*dim+i)*chains+c]) }
 	for i := 0; i < dim; i++ {
 		for c := 0; c < chains; c++ {
@@ -149,7 +149,7 @@ func sweepStats(z []float32, dim, chains, sweeps, s int, st *normalStats) {
 //     freedom, standard deviation √(2·4095));
 //   - the lag-one products across coordinate, sweep and chain (mean 0,
 //     standard error 1/√pairs for independent unit normals).
-func CheckNormals(t TB, z []float32, dim, chains, sweeps int) {
+func CheckNormals[T gibbsrt.Float](t TB, z []T, dim, chains, sweeps int) {
 	t.Helper()
 	if len(z) != dim*chains*sweeps {
 		t.Fatal(fmt.Sprintf("%d normals are not %d sweeps × %d coordinates × %d chains", len(z), sweeps, dim, chains))

@@ -22,14 +22,14 @@ const maxDriftSD = 1e-2
 // normals and checks that their difference stays a negligible fraction of
 // the posterior standard deviation after 1, 10 and 1000 sweeps. (The GPU
 // equals the twin bit for bit, so this is also the GPU's float32 error.)
-func Numerics(t *testing.T, h Harness) {
+func Numerics[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	d := h.Dim
 	rng := rand.New(rand.NewPCG(uint64(d), 4))
 	const chains = 16
 	for _, m := range Targets(d, rng) {
 		t.Run(m.Name, func(t *testing.T) {
 			r := h.reference(t, m)
-			x32 := ExactDraws(m, chains, rng)
+			x32 := ExactDraws[T](m, chains, rng)
 			x64 := make([]float64, len(x32))
 			for i, v := range x32 {
 				x64[i] = float64(v)

@@ -27,8 +27,8 @@ var Schemes = []gibbsrt.Scheme{
 }
 
 // chebyshevCPU is what a package's Reference offers for Chebyshev runs.
-type chebyshevCPU interface {
-	SweepChebyshev(x, prev []float32, first, iterations int, st gibbsrt.Stream) error
+type chebyshevCPU[T gibbsrt.Float] interface {
+	SweepChebyshev(x, prev []T, first, iterations int, st gibbsrt.Stream) error
 }
 
 // SchemeOperator returns the mean-error operator of one sweep of kind k at
@@ -55,7 +55,7 @@ func schemeTargets(dim int, rng *rand.Rand) []Model {
 // sweeps) and the lag-1 and lag-4 covariances are G_ω^k Σ; and Chebyshev
 // iterates from a fixed start have the mean and covariance of the closed
 // form.
-func Relaxed(t *testing.T, h Harness) {
+func Relaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	rng := rand.New(rand.NewPCG(uint64(h.Dim), 11))
 	for _, m := range schemeTargets(h.Dim, rng) {
 		for _, sc := range Schemes {
@@ -78,7 +78,7 @@ func Relaxed(t *testing.T, h Harness) {
 			if err := r.SetModel(m.Rows(), m.Mu); err != nil {
 				t.Fatal(err)
 			}
-			cr, ok := r.(chebyshevCPU)
+			cr, ok := r.(chebyshevCPU[T])
 			if !ok {
 				t.Skip("the package's Reference has no SweepChebyshev")
 			}
@@ -88,7 +88,7 @@ func Relaxed(t *testing.T, h Harness) {
 }
 
 // CheckSchemeDistribution is CheckDistribution with the sweep's operator g.
-func CheckSchemeDistribution(t TB, m Model, sweep sweepFunc, chains int, rng *rand.Rand, g *mat.Dense) {
+func CheckSchemeDistribution[T gibbsrt.Float](t TB, m Model, sweep sweepFunc[T], chains int, rng *rand.Rand, g *mat.Dense) {
 	t.Helper()
 	checkDistribution(t, m, sweep, chains, rng, g)
 }
@@ -98,7 +98,7 @@ func CheckSchemeDistribution(t TB, m Model, sweep sweepFunc, chains int, rng *ra
 // target, so a wrong noise factor shows), and checks the mean mu +
 // P_k(x0 − mu) and the covariance Σ − P_kΣP_kᵀ of the closed form
 // (mixing.Chebyshev) against bounds from the estimators' variances.
-func CheckChebyshev(t TB, m Model, sweep func(x, prev []float32, first, n int, st gibbsrt.Stream) error, chains int, rng *rand.Rand, omega float64) {
+func CheckChebyshev[T gibbsrt.Float](t TB, m Model, sweep func(x, prev []T, first, n int, st gibbsrt.Stream) error, chains int, rng *rand.Rand, omega float64) {
 	t.Helper()
 	d := m.Q.SymmetricDim()
 	lmin, _, err := mixing.SSORSpectrum(m.Q, omega)
@@ -114,13 +114,13 @@ func CheckChebyshev(t TB, m Model, sweep func(x, prev []float32, first, n int, s
 	for i := range x0 {
 		x0[i] = m.Mu[i] + 2*math.Sqrt(m.Sigma.At(i, i))
 	}
-	x := make([]float32, chains*d)
+	x := make([]T, chains*d)
 	for c := 0; c < chains; c++ {
 		for i := 0; i < d; i++ {
-			x[c*d+i] = float32(x0[i])
+			x[c*d+i] = T(x0[i])
 		}
 	}
-	prev := append([]float32(nil), x...)
+	prev := append([]T(nil), x...)
 	st := gibbsrt.Stream{Seed: rng.Uint64()}
 	done := 0
 	for _, k := range []int{1, 2, 4} {
@@ -151,7 +151,7 @@ func CheckChebyshev(t TB, m Model, sweep func(x, prev []float32, first, n int, s
 // 1e-5σ (means) and 1e-4σσ (covariances) for the float32 rounding of
 // states near x0 = mu + 2σ, where the covariance of an early iterate can
 // be close to 0 in some entries.
-func checkIterate(t TB, what string, m Model, x []float32, chains int, mean []float64, want *mat.Dense) {
+func checkIterate[T gibbsrt.Float](t TB, what string, m Model, x []T, chains int, mean []float64, want *mat.Dense) {
 	t.Helper()
 	d := m.Q.SymmetricDim()
 	sm := make([]float64, d)
@@ -195,7 +195,7 @@ func checkIterate(t TB, what string, m Model, x []float32, chains int, mean []fl
 // a symmetric one whose ω SetModel chooses) at several batch sizes and
 // sweep counts, a traced symmetric call, and Chebyshev iterations (states
 // and previous iterates); and that both choose the same ω.
-func GPURelaxed(t *testing.T, h Harness) {
+func GPURelaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	g := OpenGPU(t, h)
 	d := h.Dim
 	rt := g.Runtime()
@@ -229,12 +229,12 @@ func GPURelaxed(t *testing.T, h Harness) {
 				}
 				for _, chains := range []int{1, 129, 1000, 4097} {
 					for _, sweeps := range []int{1, 3} {
-						x0 := randomState(rng, chains, d)
-						want := append([]float32(nil), x0...)
+						x0 := randomState[T](rng, chains, d)
+						want := append([]T(nil), x0...)
 						if err := ref.Sweep(want, sweeps, st); err != nil {
 							t.Fatal(err)
 						}
-						got := append([]float32(nil), x0...)
+						got := append([]T(nil), x0...)
 						if err := g.Sweep(got, sweeps, st); err != nil {
 							t.Fatal(err)
 						}
@@ -245,29 +245,29 @@ func GPURelaxed(t *testing.T, h Harness) {
 					const chains, sweeps = 300, 7
 					tr := gibbsrt.Trace{Thin: 2, FirstChain: 11, Chains: 250}
 					n := gibbsrt.Records(tr.Thin, st.Sweep, sweeps)
-					x0 := randomState(rng, chains, d)
-					want, wantOut := append([]float32(nil), x0...), make([]float32, n*250*d)
+					x0 := randomState[T](rng, chains, d)
+					want, wantOut := append([]T(nil), x0...), make([]T, n*250*d)
 					if _, err := ref.SweepTrace(want, sweeps, st, tr, wantOut); err != nil {
 						t.Fatal(err)
 					}
-					got, gotOut := append([]float32(nil), x0...), make([]float32, len(wantOut))
+					got, gotOut := append([]T(nil), x0...), make([]T, len(wantOut))
 					if k, err := g.SweepTrace(got, sweeps, st, tr, gotOut); err != nil || k != n {
 						t.Fatalf("SweepTrace: %d records, %v; want %d", k, err, n)
 					}
 					requireEqual(t, "traced records, GPU vs CPU", gotOut, wantOut, d)
 					requireEqual(t, "final state of a traced call, GPU vs CPU", got, want, d)
 
-					cr, ok := ref.(chebyshevCPU)
+					cr, ok := ref.(chebyshevCPU[T])
 					if !ok {
 						t.Fatal("the package's Reference has no SweepChebyshev")
 					}
-					x0 = randomState(rng, 1000, d)
-					p0 := randomState(rng, 1000, d)
-					wx, wp := append([]float32(nil), x0...), append([]float32(nil), p0...)
+					x0 = randomState[T](rng, 1000, d)
+					p0 := randomState[T](rng, 1000, d)
+					wx, wp := append([]T(nil), x0...), append([]T(nil), p0...)
 					if err := cr.SweepChebyshev(wx, wp, 3, 5, st); err != nil {
 						t.Fatal(err)
 					}
-					gx, gp := append([]float32(nil), x0...), append([]float32(nil), p0...)
+					gx, gp := append([]T(nil), x0...), append([]T(nil), p0...)
 					if err := rt.SweepChebyshevHost(gx, gp, 3, 5, st); err != nil {
 						t.Fatal(err)
 					}
@@ -288,7 +288,7 @@ func GPURelaxed(t *testing.T, h Harness) {
 // GPURelaxedDistribution runs Relaxed's closed-form checks on the GPU at a
 // million chains: each scheme on each scheme target, and the Chebyshev
 // iterates.
-func GPURelaxedDistribution(t *testing.T, h Harness) {
+func GPURelaxedDistribution[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	g := OpenGPU(t, h)
 	rt := g.Runtime()
 	rng := rand.New(rand.NewPCG(uint64(h.Dim), 17))

@@ -14,7 +14,7 @@ import (
 // bit for bit against the twin on banded and sparse models (the dense one
 // runs in GPU's per-strategy subtests), the cache, Auto's switch once the
 // kernel is compiled, and the fallback when the driver cannot compile it.
-func gpuSpecialized(t *testing.T, h Harness, g GPUSampler) {
+func gpuSpecialized[T gibbsrt.Float](t *testing.T, h Harness[T], g GPUSampler[T]) {
 	rt := g.Runtime()
 	if !slices.Contains(rt.Strategies(), gibbsrt.Specialized) {
 		t.Skip("the package has no per-model kernel")
@@ -41,7 +41,7 @@ func gpuSpecialized(t *testing.T, h Harness, g GPUSampler) {
 			t.Logf("%s: %d fmas kept, %d dropped; %d registers; JIT %v (total %v)", m.Name, sp.Kept, sp.Dropped, sp.Registers, sp.JIT, sp.Total)
 			ref := h.reference(t, m)
 			for _, chains := range []int{1, 129, 1000} {
-				requireSameSweeps(t, "specialized kernel vs CPU", g.Sweep, ref, randomState(rng, chains, d), 7, st, d)
+				requireSameSweeps(t, "specialized kernel vs CPU", g.Sweep, ref, randomState[T](rng, chains, d), 7, st, d)
 			}
 		})
 	}
@@ -63,7 +63,7 @@ func gpuSpecialized(t *testing.T, h Harness, g GPUSampler) {
 		if got := rt.Choose(1<<20, 100); got != gibbsrt.Specialized {
 			t.Errorf("Auto chose %v for 2^20 chains with the model's kernel ready", got)
 		}
-		requireSameSweeps(t, "Auto after a cached SetModel vs CPU", g.Sweep, h.reference(t, a), randomState(rng, 4096, d), 3, st, d)
+		requireSameSweeps(t, "Auto after a cached SetModel vs CPU", g.Sweep, h.reference(t, a), randomState[T](rng, 4096, d), 3, st, d)
 	})
 
 	t.Run("Fallback", func(t *testing.T) {
@@ -74,7 +74,7 @@ func gpuSpecialized(t *testing.T, h Harness, g GPUSampler) {
 		if !bytes.Contains(m.PTX, []byte("ret.bogus")) {
 			t.Fatal("the PTX has no ret to corrupt; update the test")
 		}
-		s, err := gibbsrt.NewSampler(m, rt.Device().Ordinal)
+		s, err := gibbsrt.NewSampler[T](m, rt.Device().Ordinal)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,11 +91,11 @@ func gpuSpecialized(t *testing.T, h Harness, g GPUSampler) {
 		if got := s.Choose(1<<20, 100); got == gibbsrt.Specialized {
 			t.Error("Auto chose the kernel that failed to compile")
 		}
-		requireSameSweeps(t, "Auto after a failed JIT vs CPU", s.Sweep, h.reference(t, model), randomState(rng, 300, d), 3, st, d)
+		requireSameSweeps(t, "Auto after a failed JIT vs CPU", s.Sweep, h.reference(t, model), randomState[T](rng, 300, d), 3, st, d)
 		if err := s.SetStrategy(gibbsrt.Specialized); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Sweep(make([]float32, d), 1, st); err == nil || !strings.Contains(err.Error(), "unavailable") {
+		if err := s.Sweep(make([]T, d), 1, st); err == nil || !strings.Contains(err.Error(), "unavailable") {
 			t.Errorf("Sweep with the failed strategy: %v", err)
 		}
 	})
@@ -116,14 +116,14 @@ func offDiagonalZeros(m Model) int {
 
 // requireSameSweeps runs sweeps sweeps from x0 with sweep and with the twin
 // ref, and requires the same bits.
-func requireSameSweeps(t *testing.T, what string, sweep func([]float32, int, gibbsrt.Stream) error, ref CPUSampler,
-	x0 []float32, sweeps int, st gibbsrt.Stream, dim int) {
+func requireSameSweeps[T gibbsrt.Float](t *testing.T, what string, sweep func([]T, int, gibbsrt.Stream) error, ref CPUSampler[T],
+	x0 []T, sweeps int, st gibbsrt.Stream, dim int) {
 	t.Helper()
-	want := append([]float32(nil), x0...)
+	want := append([]T(nil), x0...)
 	if err := ref.Sweep(want, sweeps, st); err != nil {
 		t.Fatal(err)
 	}
-	got := append([]float32(nil), x0...)
+	got := append([]T(nil), x0...)
 	if err := sweep(got, sweeps, st); err != nil {
 		t.Fatal(err)
 	}

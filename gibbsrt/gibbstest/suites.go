@@ -9,35 +9,36 @@ import (
 	"testing"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/mcstat"
 )
 
 // CPUSampler is what a generated package's Reference offers.
-type CPUSampler interface {
+type CPUSampler[T gibbsrt.Float] interface {
 	SetModel(Q [][]float64, mu []float64) error
 	SetScheme(sc gibbsrt.Scheme) error
 	Mixing() (gibbsrt.Mixing, error)
-	Sweep(x []float32, sweeps int, st gibbsrt.Stream) error
-	SweepTrace(x []float32, sweeps int, st gibbsrt.Stream, tr gibbsrt.Trace, out []float32) (int, error)
-	SweepNoise(x, noise []float32, sweeps int) error
+	Sweep(x []T, sweeps int, st gibbsrt.Stream) error
+	SweepTrace(x []T, sweeps int, st gibbsrt.Stream, tr gibbsrt.Trace, out []T) (int, error)
+	SweepNoise(x, noise []T, sweeps int) error
 }
 
 // GPUSampler is what a generated package's Sampler offers.
-type GPUSampler interface {
-	CPUSampler
+type GPUSampler[T gibbsrt.Float] interface {
+	CPUSampler[T]
 	SetStrategy(gibbsrt.Strategy) error
-	SweepDevice(x *gibbsrt.DeviceState, sweeps int, st gibbsrt.Stream) error
+	SweepDevice(x *gibbsrt.DeviceState[T], sweeps int, st gibbsrt.Stream) error
 	Close() error
-	Runtime() *gibbsrt.Sampler
+	Runtime() *gibbsrt.Sampler[T]
 }
 
 // Harness connects a generated package to the suites.
-type Harness struct {
+type Harness[T gibbsrt.Float] struct {
 	Dim          int
-	NewReference func() CPUSampler
-	NewGPU       func(device int) (GPUSampler, error)
+	NewReference func() CPUSampler[T]
+	NewGPU       func(device int) (GPUSampler[T], error)
 }
 
-func (h Harness) reference(t testing.TB, m Model) CPUSampler {
+func (h Harness[T]) reference(t testing.TB, m Model) CPUSampler[T] {
 	t.Helper()
 	r := h.NewReference()
 	if err := r.SetModel(m.Rows(), m.Mu); err != nil {
@@ -47,21 +48,39 @@ func (h Harness) reference(t testing.TB, m Model) CPUSampler {
 }
 
 // randomState returns chains×dim values in about [-4, 4], never all zero.
-func randomState(rng *rand.Rand, chains, dim int) []float32 {
-	x := make([]float32, chains*dim)
+func randomState[T gibbsrt.Float](rng *rand.Rand, chains, dim int) []T {
+	x := make([]T, chains*dim)
 	for i := range x {
-		x[i] = float32(4 * rng.NormFloat64())
+		x[i] = T(4 * rng.NormFloat64())
 	}
 	return x
 }
 
+// bitsOf returns v's IEEE-754 bit pattern.
+func bitsOf[T gibbsrt.Float](v T) uint64 {
+	if f, ok := any(v).(float32); ok {
+		return uint64(math.Float32bits(f))
+	}
+	return math.Float64bits(float64(v))
+}
+
+// addRows accumulates x's rows into m.
+func addRows[T gibbsrt.Float](m *mcstat.Moments, x []T) error {
+	switch v := any(x).(type) {
+	case []float32:
+		return m.AddRows(v)
+	default:
+		return m.AddRows64(any(x).([]float64))
+	}
+}
+
 // equalBits reports the first index where a and b differ in bits, or -1.
-func equalBits(a, b []float32) int {
+func equalBits[T gibbsrt.Float](a, b []T) int {
 	if len(a) != len(b) {
 		return 0
 	}
 	for i := range a {
-		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+		if bitsOf(a[i]) != bitsOf(b[i]) {
 			return i
 		}
 	}
@@ -70,8 +89,8 @@ func equalBits(a, b []float32) int {
 
 // requireEqual fails with a summary when got and want differ in any bit.
 // The bound is zero by construction: both sides perform the same sequence
-// of correctly rounded float32 operations (see gibbsrt/reference.go).
-func requireEqual(t testing.TB, what string, got, want []float32, dim int) {
+// of correctly rounded operations (see gibbsrt/reference.go).
+func requireEqual[T gibbsrt.Float](t testing.TB, what string, got, want []T, dim int) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: length %d, want %d", what, len(got), len(want))
@@ -82,40 +101,40 @@ func requireEqual(t testing.TB, what string, got, want []float32, dim int) {
 	}
 	n, worst := 0, 0.0
 	for i := range got {
-		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+		if bitsOf(got[i]) != bitsOf(want[i]) {
 			n++
 			worst = math.Max(worst, math.Abs(float64(got[i])-float64(want[i])))
 		}
 	}
 	t.Fatalf("%s: %d of %d values differ; first at chain %d coordinate %d: got %v (%08x), want %v (%08x); largest difference %g",
-		what, n, len(got), first/dim, first%dim, got[first], math.Float32bits(got[first]), want[first], math.Float32bits(want[first]), worst)
+		what, n, len(got), first/dim, first%dim, got[first], bitsOf(got[first]), want[first], bitsOf(want[first]), worst)
 }
 
 // Reference checks the CPU twin: the stream splits across calls and chains,
 // no-ops, argument errors, the noise layout, and the update formula.
-func Reference(t *testing.T, h Harness) {
+func Reference[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	d := h.Dim
 	rng := rand.New(rand.NewPCG(uint64(d), 1))
 	m := RandomSPD(d, 50, rng, NonzeroMean(d))
 	r := h.reference(t, m)
 	const chains = 7
-	x0 := randomState(rng, chains, d)
+	x0 := randomState[T](rng, chains, d)
 	st := gibbsrt.Stream{Seed: 0x0123456789abcdef, Sweep: 1<<32 + 3, Chain: 1<<32 - 2}
 
-	whole := append([]float32(nil), x0...)
+	whole := append([]T(nil), x0...)
 	if err := r.Sweep(whole, 6, st); err != nil {
 		t.Fatal(err)
 	}
 
 	t.Run("Deterministic", func(t *testing.T) {
-		again := append([]float32(nil), x0...)
+		again := append([]T(nil), x0...)
 		if err := r.Sweep(again, 6, st); err != nil {
 			t.Fatal(err)
 		}
 		requireEqual(t, "second run", again, whole, d)
 	})
 	t.Run("SplitSweeps", func(t *testing.T) {
-		x := append([]float32(nil), x0...)
+		x := append([]T(nil), x0...)
 		for _, n := range []int{1, 2, 3} {
 			if err := r.Sweep(x, n, st); err != nil {
 				t.Fatal(err)
@@ -126,7 +145,7 @@ func Reference(t *testing.T, h Harness) {
 		requireEqual(t, "1+2+3 sweeps", x, whole, d)
 	})
 	t.Run("SplitChains", func(t *testing.T) {
-		x := append([]float32(nil), x0[3*d:]...)
+		x := append([]T(nil), x0[3*d:]...)
 		sub := st
 		sub.Chain += 3
 		if err := r.Sweep(x, 6, sub); err != nil {
@@ -135,7 +154,7 @@ func Reference(t *testing.T, h Harness) {
 		requireEqual(t, "chains 3.. with Chain+3", x, whole[3*d:], d)
 	})
 	t.Run("SeedMatters", func(t *testing.T) {
-		x := append([]float32(nil), x0...)
+		x := append([]T(nil), x0...)
 		other := st
 		other.Seed++
 		if err := r.Sweep(x, 6, other); err != nil {
@@ -149,14 +168,14 @@ func Reference(t *testing.T, h Harness) {
 		if err := r.Sweep(nil, 3, st); err != nil {
 			t.Fatalf("Sweep with no chains: %v", err)
 		}
-		x := append([]float32(nil), x0...)
+		x := append([]T(nil), x0...)
 		if err := r.Sweep(x, 0, st); err != nil {
 			t.Fatalf("Sweep with 0 sweeps: %v", err)
 		}
 		requireEqual(t, "0 sweeps", x, x0, d)
 	})
 	t.Run("BadArguments", func(t *testing.T) {
-		x := append([]float32(nil), x0...)
+		x := append([]T(nil), x0...)
 		type badCall struct {
 			name string
 			err  error
@@ -165,10 +184,10 @@ func Reference(t *testing.T, h Harness) {
 		calls := []badCall{
 			{"negative sweeps", r.Sweep(x, -1, st), "sweeps = -1"},
 			{"sweep counter overflow", r.Sweep(x, 2, gibbsrt.Stream{Sweep: gibbsrt.MaxSweepIndex - 1}), "48-bit"},
-			{"short noise", r.SweepNoise(x, make([]float32, 1), 1), "noise has 1 elements"},
+			{"short noise", r.SweepNoise(x, make([]T, 1), 1), "noise has 1 elements"},
 		}
 		if d > 1 { // every length is a whole number of 1-dimensional chains
-			calls = append(calls, badCall{"ragged state", r.Sweep(make([]float32, d+1), 1, st), "not a multiple of dim"})
+			calls = append(calls, badCall{"ragged state", r.Sweep(make([]T, d+1), 1, st), "not a multiple of dim"})
 		}
 		for _, c := range calls {
 			if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
@@ -183,12 +202,12 @@ func Reference(t *testing.T, h Harness) {
 	t.Run("NoiseLayout", func(t *testing.T) {
 		// Feeding the Philox normals through SweepNoise must reproduce Sweep.
 		const sweeps = 3
-		noise := philoxNoise(d, chains, sweeps, st)
-		x := append([]float32(nil), x0...)
+		noise := philoxNoise[T](d, chains, sweeps, st)
+		x := append([]T(nil), x0...)
 		if err := r.SweepNoise(x, noise, sweeps); err != nil {
 			t.Fatal(err)
 		}
-		y := append([]float32(nil), x0...)
+		y := append([]T(nil), x0...)
 		if err := r.Sweep(y, sweeps, st); err != nil {
 			t.Fatal(err)
 		}
@@ -203,14 +222,14 @@ func Reference(t *testing.T, h Harness) {
 }
 
 // philoxNoise lays out the stream's normals as SweepNoise expects.
-func philoxNoise(dim, chains, sweeps int, st gibbsrt.Stream) []float32 {
-	noise := make([]float32, sweeps*dim*chains)
+func philoxNoise[T gibbsrt.Float](dim, chains, sweeps int, st gibbsrt.Stream) []T {
+	noise := make([]T, sweeps*dim*chains)
 	for k := 0; k < sweeps; k++ {
 		for c := 0; c < chains; c++ {
 			for g := 0; 4*g < dim; g++ {
 				z := gibbsrt.Normals4(st.Seed, st.Chain+uint64(c), st.Sweep+uint64(k), g)
 				for e := 0; e < 4 && 4*g+e < dim; e++ {
-					noise[(k*dim+4*g+e)*chains+c] = z[e]
+					noise[(k*dim+4*g+e)*chains+c] = T(z[e])
 				}
 			}
 		}
@@ -228,17 +247,17 @@ func philoxNoise(dim, chains, sweeps int, st gibbsrt.Stream) []float32 {
 // terms whose magnitudes sum to S_i, and its tables are each rounded once,
 // so |error| ≤ γ·S_i with γ = (dim+4)·2^-24 (Higham's γ_n bound, with n
 // rounding steps, to first order).
-func checkUpdateFormula(t *testing.T, h Harness, m Model, rng *rand.Rand, chains int) {
+func checkUpdateFormula[T gibbsrt.Float](t *testing.T, h Harness[T], m Model, rng *rand.Rand, chains int) {
 	t.Helper()
 	d := h.Dim
 	q := m.Rows()
 	r := h.reference(t, m)
-	x0 := randomState(rng, chains, d)
-	noise := make([]float32, d*chains)
+	x0 := randomState[T](rng, chains, d)
+	noise := make([]T, d*chains)
 	for i := range noise {
-		noise[i] = float32(rng.NormFloat64())
+		noise[i] = T(rng.NormFloat64())
 	}
-	x := append([]float32(nil), x0...)
+	x := append([]T(nil), x0...)
 	if err := r.SweepNoise(x, noise, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +290,7 @@ func checkUpdateFormula(t *testing.T, h Harness, m Model, rng *rand.Rand, chains
 
 // ModelValidation checks that SetModel rejects each kind of bad model with
 // an error naming what failed, and accepts a good one.
-func ModelValidation(t *testing.T, h Harness) {
+func ModelValidation[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	d := h.Dim
 	good := AR1(d, 0.5, NonzeroMean(d))
 	copyQ := func() [][]float64 { return good.Rows() }

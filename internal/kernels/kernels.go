@@ -125,14 +125,17 @@ type Kernel struct {
 	Strategy     Strategy
 	StrategyName string
 	GoName       string
-	// Ext is a sweep strategy's second entry point, with parameters
-	// ExtParams: the same sweeps with the options the plain one lacks:
-	// traces, backward and symmetric sweeps, over-relaxation and
-	// Chebyshev acceleration (README, "Sweeps"). The plain entry point runs
-	// plain forward Gibbs sweeps; a separate kernel keeps its code (and
-	// registers) as they were.
-	Ext       string
-	ExtParams []Param
+	// Traced is a sweep strategy's second entry point, the same plain
+	// sweeps recording states, with parameters TracedParams; Ext is its
+	// third, with parameters ExtParams: the sweeps of every scheme (backward
+	// and symmetric sweeps, over-relaxation), Chebyshev acceleration, and
+	// traces of them (README, "Sweeps"). Separate kernels keep the plain
+	// one's code (and registers) as they were, and the traced one's: the
+	// Ext arithmetic costs two operations more per coordinate.
+	Traced       string
+	TracedParams []Param
+	Ext          string
+	ExtParams    []Param
 
 	Params   []Param
 	Geometry Geometry
@@ -212,6 +215,13 @@ var sweepParams = []Param{
 	{"seed", U64}, {"sweep0", U64}, {"chain0", U64},
 }
 
+// traceParams is the argument list of every traced sweep kernel: a sweep
+// kernel's, then the trace (see gibbsrt.Trace for the layout).
+var traceParams = append(append([]Param(nil), sweepParams...),
+	Param{"trace", RealP}, Param{"thin", U32}, Param{"trace_chain0", U64}, Param{"trace_chains", U64},
+	Param{"trace_index", ConstU32P}, Param{"trace_cols", U32},
+)
+
 // extParams is the argument list of every Ext sweep entry point: a sweep
 // kernel's; the sweep kind (SweepKind); the Chebyshev coefficients and the
 // previous iterates (both null outside Chebyshev acceleration); then the
@@ -231,9 +241,10 @@ var float32Only = []DType{Float32}
 var table = []Kernel{
 	{
 		Name: "gibbs_sweep_const", Role: Sweep, Block: "kernel_const",
+		Traced: "gibbs_sweep_const_trace", TracedParams: traceParams,
 		Ext: "gibbs_sweep_const_ext", ExtParams: extParams,
 		Strategy: ConstMemory, StrategyName: "const", GoName: "ConstMemory",
-		Doc:      "sweeps sweeps over x ([chains][dim] row-major, in place), one chain per thread, weights read from constant memory; chain j draws the normals of chain chain0+j at sweeps sweep0..sweep0+sweeps-1. The _ext kernel runs sweeps of kind (0 forward, 1 backward, 2 symmetric) with the over-relaxation of gibbs_keep; with cheb, each sweep is a Chebyshev iteration (cheb[5s..5s+4] = forward and backward noise factors, then the weights of the new iterate, the current one and prev, the previous one, [chains][dim], updated in place); with trace, after each sweep s with (s+1) % thin == 0, chains trace_chain0..trace_chain0+trace_chains-1 write coordinate i to column trace_index[i] (none if 0xFFFFFFFF) of their row of trace, [records][trace_chains][trace_cols]",
+		Doc:      "sweeps sweeps over x ([chains][dim] row-major, in place), one chain per thread, weights read from constant memory; chain j draws the normals of chain chain0+j at sweeps sweep0..sweep0+sweeps-1. The _trace kernel also records: after each sweep s with (s+1) % thin == 0, chains trace_chain0..trace_chain0+trace_chains-1 write coordinate i to column trace_index[i] (none if 0xFFFFFFFF) of their row of trace, [records][trace_chains][trace_cols]. The _ext kernel runs sweeps of kind (0 forward, 1 backward, 2 symmetric) with the over-relaxation of gibbs_keep; with cheb, each sweep is a Chebyshev iteration (cheb[5s..5s+4] = forward and backward noise factors, then the weights of the new iterate, the current one and prev, the previous one, [chains][dim], updated in place); with trace, it records as the _trace kernel does",
 		Params:   sweepParams,
 		Geometry: threadPerChain,
 		Symbols:  []string{SymbolWeight, SymbolOffset, SymbolScale, SymbolKeep},
@@ -255,6 +266,7 @@ var table = []Kernel{
 	},
 	{
 		Name: "gibbs_sweep_shared", Role: Sweep, Block: "kernel_shared",
+		Traced: "gibbs_sweep_shared_trace", TracedParams: traceParams,
 		Ext: "gibbs_sweep_shared_ext", ExtParams: extParams,
 		Strategy: SharedMemory, StrategyName: "shared", GoName: "SharedMemory",
 		Doc:      "as gibbs_sweep_const, weights staged from gibbs_weight_global into shared memory",
@@ -278,6 +290,7 @@ var table = []Kernel{
 	},
 	{
 		Name: "gibbs_sweep_warp", Role: Sweep, Block: "kernel_warp",
+		Traced: "gibbs_sweep_warp_trace", TracedParams: traceParams,
 		Ext: "gibbs_sweep_warp_ext", ExtParams: extParams,
 		Strategy: WarpPerChain, StrategyName: "warp", GoName: "WarpPerChain",
 		Doc:      "as gibbs_sweep_shared, one chain per warp: for small batches",
@@ -295,6 +308,7 @@ var table = []Kernel{
 	},
 	{
 		Name: "gibbs_sweep_model", Role: Sweep, Block: "kernel_model", PTX: true,
+		Traced: "gibbs_sweep_model_trace", TracedParams: traceParams,
 		Ext: "gibbs_sweep_model_ext", ExtParams: extParams,
 		Strategy: Specialized, StrategyName: "model", GoName: "Specialized",
 		Doc:      "as gibbs_sweep_const with the model's coefficients in the instructions and its zero weights' fmas dropped. Shipped as PTX in which each coefficient is a marker on its own line of inline PTX: GGW_k (weight[k], k = j*stride+i), GGO_i (offset[i]), GGS_i (scale[i]); the host writes each as its float32 bits (0fXXXXXXXX), deletes the lines whose GGW_k is a zero weight, and has the driver compile the result (cuLinkCreate … cuLinkComplete in a context of its own, then cuModuleLoadData of the cubin)",

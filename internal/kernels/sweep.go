@@ -51,3 +51,49 @@ const BackwardGroups = 1 << 15
 // backward pass, then the weights of the swept state, the current iterate
 // and the previous one in the new iterate.
 const ChebyshevStride = 5
+
+// Entry is one of a kernel's entry points: a sweep strategy has three.
+type Entry int
+
+const (
+	// EntryPlain is the row's kernel itself: for a sweep strategy, plain
+	// Gibbs sweeps.
+	EntryPlain Entry = iota
+	// EntryTraced is a sweep strategy's plain sweeps recording states.
+	EntryTraced
+	// EntryExt is a sweep strategy's sweeps of every scheme, Chebyshev
+	// iterations and their traces.
+	EntryExt
+)
+
+func (e Entry) String() string {
+	switch e {
+	case EntryPlain:
+		return "plain"
+	case EntryTraced:
+		return "traced"
+	case EntryExt:
+		return "ext"
+	}
+	return fmt.Sprintf("Entry(%d)", int(e))
+}
+
+// EntryPoints returns k's entry points, in the order the module defines
+// them.
+func (k *Kernel) EntryPoints() []Entry {
+	if k.Role != Sweep {
+		return []Entry{EntryPlain}
+	}
+	return []Entry{EntryPlain, EntryTraced, EntryExt}
+}
+
+// EntryPoint returns the name and parameters of k's entry point e.
+func (k *Kernel) EntryPoint(e Entry) (string, []Param) {
+	switch e {
+	case EntryTraced:
+		return k.Traced, k.TracedParams
+	case EntryExt:
+		return k.Ext, k.ExtParams
+	}
+	return k.Name, k.Params
+}

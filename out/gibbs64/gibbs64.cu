@@ -27,6 +27,12 @@
 #define GG_BACKWARD_GROUPS 32768
 #define GG_CHEB 5  // Chebyshev coefficients per iteration
 
+// A strategy's entry points: plain sweeps, plain sweeps recording states,
+// and the Ext ones.
+#define GG_PLAIN  0
+#define GG_TRACED 1
+#define GG_EXT    2
+
 // The element type and its correctly rounded operations. The normals are
 // float32 values in every module; a double module widens them, exactly.
 typedef float gg_real;
@@ -1113,20 +1119,20 @@ __device__ __forceinline__ unsigned long long gg_thread_chain() {
 // gibbs_sweep_shared spilled at dim 22 on sm_80). gibbs_sweep_noise keeps
 // the block size alone: with the minimum it went to 255 registers and
 // spilled at dim 64 on sm_90.
-template <bool Ext>
+template <int Mode>
 __device__ __forceinline__ void gg_sweep_shared(gg_real* x, unsigned long long chains, unsigned sweeps,
                                                 unsigned long long seed, unsigned long long sweep0,
                                                 unsigned long long chain0, const GgExtArgs& ea,
                                                 const GgTraceArgs& ta) {
   // Both frames, transposed, for the Ext entry point; the first for the
   // plain one.
-  __shared__ __align__(16) gg_real w[(Ext ? 2 : 1) * GG_FRAME];
+  __shared__ __align__(16) gg_real w[(Mode == GG_EXT ? 2 : 1) * GG_FRAME];
   const unsigned long long c = gg_thread_chain();
   gg_real* xc = x + c * GG_DIM;
   gg_real r[GG_DIM];
   if (c < chains) gg_load(r, xc);  // issued before the staging, to overlap
   gg_stage_normals();
-  if constexpr (Ext) {
+  if constexpr (Mode == GG_EXT) {
     gg_stage_weights_pull(w);  // and waits for both
   } else {
     gg_stage_weights(w);
@@ -1134,11 +1140,11 @@ __device__ __forceinline__ void gg_sweep_shared(gg_real* x, unsigned long long c
   if (c >= chains) return;
   const PhiloxNoise noise{seed, chain0 + c, sweep0};
   SharedWeights sw{w, 0};
-  if constexpr (Ext) {
+  if constexpr (Mode == GG_EXT) {
     GgPullOps<SharedWeights, PhiloxNoise> ops{r, sw, noise};
     gg_run_chain_ext(r, sweeps, ops, gibbs_keep[0], ea, ta, c, sweep0, xc);
   } else {
-    gg_run_chain<false>(r, sweeps, sw, noise, ta, c, sweep0);
+    gg_run_chain<Mode == GG_TRACED>(r, sweeps, sw, noise, ta, c, sweep0);
   }
   gg_store(xc, r);
 }
@@ -1146,7 +1152,17 @@ __device__ __forceinline__ void gg_sweep_shared(gg_real* x, unsigned long long c
 extern "C" __global__ void __launch_bounds__(GG_BLOCK, 1)
 gibbs_sweep_shared(float* x, unsigned long long chains, unsigned int sweeps, unsigned long long seed,
     unsigned long long sweep0, unsigned long long chain0) {
-  gg_sweep_shared<false>(x, chains, sweeps, seed, sweep0, chain0, GgExtArgs{}, GgTraceArgs{});
+  gg_sweep_shared<GG_PLAIN>(x, chains, sweeps, seed, sweep0, chain0, GgExtArgs{}, GgTraceArgs{});
+}
+
+// As gibbs_sweep_shared, recording states into trace (see GgTraceArgs).
+extern "C" __global__ void __launch_bounds__(GG_BLOCK, 1)
+gibbs_sweep_shared_trace(float* x, unsigned long long chains, unsigned int sweeps, unsigned long long seed,
+    unsigned long long sweep0, unsigned long long chain0, float* trace, unsigned int thin,
+    unsigned long long trace_chain0, unsigned long long trace_chains,
+    const unsigned int* trace_index, unsigned int trace_cols) {
+  gg_sweep_shared<GG_TRACED>(x, chains, sweeps, seed, sweep0, chain0, GgExtArgs{},
+      GgTraceArgs{trace, trace_chain0, trace_chains, trace_index, trace_cols, thin});
 }
 
 // As gibbs_sweep_shared, with the sweep kind, Chebyshev acceleration and the trace
@@ -1156,7 +1172,7 @@ gibbs_sweep_shared_ext(float* x, unsigned long long chains, unsigned int sweeps,
     unsigned long long sweep0, unsigned long long chain0, unsigned int kind, const float* cheb, float* prev,
     float* trace, unsigned int thin, unsigned long long trace_chain0, unsigned long long trace_chains,
     const unsigned int* trace_index, unsigned int trace_cols) {
-  gg_sweep_shared<true>(x, chains, sweeps, seed, sweep0, chain0, GgExtArgs{kind, cheb, prev},
+  gg_sweep_shared<GG_EXT>(x, chains, sweeps, seed, sweep0, chain0, GgExtArgs{kind, cheb, prev},
       GgTraceArgs{trace, trace_chain0, trace_chains, trace_index, trace_cols, thin});
 }
 
@@ -1229,11 +1245,12 @@ __device__ __forceinline__ void gg_warp_reverse(gg_real (&xs)[GG_LANES], unsigne
   for (int t = 0; t < GG_LANES; ++t) xs[t] = n[t];
 }
 
-template <bool Ext>
+template <int Mode>
 __device__ __forceinline__ void gg_sweep_warp(gg_real* x, unsigned long long chains, unsigned sweeps,
                                               unsigned long long seed, unsigned long long sweep0,
                                               unsigned long long chain0, const GgExtArgs& ea,
                                               const GgTraceArgs& ta) {
+  constexpr bool Ext = Mode == GG_EXT, Traced = Mode != GG_PLAIN;
   __shared__ __align__(16) gg_real wt[(Ext ? 2 : 1) * GG_FRAME];
   const unsigned lane = threadIdx.x & 31u;
   const unsigned long long c = (unsigned long long)blockIdx.x * GG_WARPS + (threadIdx.x >> 5);
@@ -1257,7 +1274,7 @@ __device__ __forceinline__ void gg_sweep_warp(gg_real* x, unsigned long long cha
   gg_warp_tables(offset, scale, lane, cur);
   const gg_real keep = Ext ? gibbs_keep[0] : (gg_real)0;
   const PhiloxNoise noise{seed, chain0 + c, sweep0};
-  unsigned record_at = Ext ? gg_first_record(ta, c, sweep0) : 0xFFFFFFFFu, r = 0;  // warp-uniform
+  unsigned record_at = Traced ? gg_first_record(ta, c, sweep0) : 0xFFFFFFFFu, r = 0;  // warp-uniform
   // The warp draws the normals of GG_BATCH passes at once, one Philox group
   // per lane: lane l holds group l % GG_GROUPS of pass k0 + l / GG_GROUPS.
   // Drawing one pass at a time would leave 32 - GG_GROUPS lanes idle.
@@ -1340,7 +1357,7 @@ __device__ __forceinline__ void gg_sweep_warp(gg_real* x, unsigned long long cha
         }
         gg_warp_init(acc, xs, offset, wt, lane);
       }
-      if (Ext && s + 1 == record_at) {  // a traced chain, after a recorded sweep
+      if (Traced && s + 1 == record_at) {  // a traced chain, after a recorded sweep
         gg_real* o = gg_row(ta, r++, c);
 #pragma unroll
         for (int t = 0; t < GG_LANES; ++t) {
@@ -1364,7 +1381,17 @@ __device__ __forceinline__ void gg_sweep_warp(gg_real* x, unsigned long long cha
 extern "C" __global__ void __launch_bounds__(32 * GG_WARPS, 1)
 gibbs_sweep_warp(float* x, unsigned long long chains, unsigned int sweeps, unsigned long long seed,
     unsigned long long sweep0, unsigned long long chain0) {
-  gg_sweep_warp<false>(x, chains, sweeps, seed, sweep0, chain0, GgExtArgs{}, GgTraceArgs{});
+  gg_sweep_warp<GG_PLAIN>(x, chains, sweeps, seed, sweep0, chain0, GgExtArgs{}, GgTraceArgs{});
+}
+
+// As gibbs_sweep_warp, recording states into trace (see GgTraceArgs).
+extern "C" __global__ void __launch_bounds__(32 * GG_WARPS, 1)
+gibbs_sweep_warp_trace(float* x, unsigned long long chains, unsigned int sweeps, unsigned long long seed,
+    unsigned long long sweep0, unsigned long long chain0, float* trace, unsigned int thin,
+    unsigned long long trace_chain0, unsigned long long trace_chains,
+    const unsigned int* trace_index, unsigned int trace_cols) {
+  gg_sweep_warp<GG_TRACED>(x, chains, sweeps, seed, sweep0, chain0, GgExtArgs{},
+      GgTraceArgs{trace, trace_chain0, trace_chains, trace_index, trace_cols, thin});
 }
 
 // As gibbs_sweep_warp, with the sweep kind, Chebyshev acceleration and the trace
@@ -1374,7 +1401,7 @@ gibbs_sweep_warp_ext(float* x, unsigned long long chains, unsigned int sweeps, u
     unsigned long long sweep0, unsigned long long chain0, unsigned int kind, const float* cheb, float* prev,
     float* trace, unsigned int thin, unsigned long long trace_chain0, unsigned long long trace_chains,
     const unsigned int* trace_index, unsigned int trace_cols) {
-  gg_sweep_warp<true>(x, chains, sweeps, seed, sweep0, chain0, GgExtArgs{kind, cheb, prev},
+  gg_sweep_warp<GG_EXT>(x, chains, sweeps, seed, sweep0, chain0, GgExtArgs{kind, cheb, prev},
       GgTraceArgs{trace, trace_chain0, trace_chains, trace_index, trace_cols, thin});
 }
 

@@ -66,18 +66,18 @@ type Trace = gibbsrt.Trace
 
 // DeviceState is chain state kept on the device, for SweepDevice; make it
 // with NewDeviceState.
-type DeviceState = gibbsrt.DeviceState
+type DeviceState = gibbsrt.DeviceState[float32]
 
 // HostState is chain state in page-locked host memory that Sweep uses in
 // place; make it with NewHostState.
-type HostState = gibbsrt.HostState
+type HostState = gibbsrt.HostState[float32]
 
 // DeviceTrace holds the records of SweepDeviceTrace on the device; make
 // it with NewDeviceTrace.
-type DeviceTrace = gibbsrt.DeviceTrace
+type DeviceTrace = gibbsrt.DeviceTrace[float32]
 
 // RunOptions configure Run: chunk size, trace, device moments, progress.
-type RunOptions = gibbsrt.RunOptions
+type RunOptions = gibbsrt.RunOptions[float32]
 
 // Scheme is how sweeps update the chains: the order of each sweep's
 // coordinate updates and the over-relaxation ω (see gibbsrt.Scheme).
@@ -108,13 +108,13 @@ var module = gibbsrt.ModuleSpec{
 // Sampler runs the sampler on one GPU. Its methods are safe for concurrent
 // use; calls are serialized. Close releases it.
 type Sampler struct {
-	s *gibbsrt.Sampler
+	s *gibbsrt.Sampler[float32]
 }
 
 // New loads the sampler onto CUDA device ordinal device (0 for the first).
 // Without libcuda.so.1 or a device it returns an error that says which.
 func New(device int) (*Sampler, error) {
-	s, err := gibbsrt.NewSampler(module, device)
+	s, err := gibbsrt.NewSampler[float32](module, device)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +239,7 @@ func (s *Sampler) Close() error {
 
 // Runtime returns the underlying gibbsrt sampler, for its test entry points
 // and the strategies it holds.
-func (s *Sampler) Runtime() *gibbsrt.Sampler {
+func (s *Sampler) Runtime() *gibbsrt.Sampler[float32] {
 	return s.s
 }
 

@@ -8,17 +8,17 @@ import (
 )
 
 // harness hands this package's samplers to the shared test suites.
-func harness() gibbstest.Harness {
-	return gibbstest.Harness{
+func harness() gibbstest.Harness[float32] {
+	return gibbstest.Harness[float32]{
 		Dim: Dim,
-		NewGPU: func(device int) (gibbstest.GPUSampler, error) {
+		NewGPU: func(device int) (gibbstest.GPUSampler[float32], error) {
 			s, err := New(device)
 			if err != nil {
 				return nil, err
 			}
 			return s, nil
 		},
-		NewReference: func() gibbstest.CPUSampler {
+		NewReference: func() gibbstest.CPUSampler[float32] {
 			return NewReference()
 		},
 	}
