@@ -24,7 +24,9 @@ type dimEntry struct {
 }
 
 // open adapts a generated package's New to dimEntry.newSampler.
-func open[S interface{ Runtime() *gibbsrt.Sampler[float32] }](newFn func(int) (S, error)) func(int) (*gibbsrt.Sampler[float32], error) {
+func open[S interface {
+	Runtime() *gibbsrt.Sampler[float32]
+}](newFn func(int) (S, error)) func(int) (*gibbsrt.Sampler[float32], error) {
 	return func(device int) (*gibbsrt.Sampler[float32], error) {
 		s, err := newFn(device)
 		if err != nil {

@@ -23,14 +23,14 @@ type Sampler[T Float] struct {
 	have     []Strategy               // the module's strategies
 	sms      int                      // the device's multiprocessors, for Auto
 	scheme   Scheme                   // how sweeps update the chains
-	p        *plan[T]           // the model under the scheme; nil before SetModel
+	p        *plan[T]                 // the model under the scheme; nil before SetModel
 	strategy Strategy
 	closed   bool
 	states   map[*DeviceState[T]]struct{} // live, freed by Close
 	hosts    map[*HostState[T]]struct{}   // live, freed by Close
 	traces   map[*DeviceTrace[T]]struct{} // live, freed by Close
-	stream   cuda.Stream               // every launch and copy of the sampler
-	staging  cuda.HostMemory           // page-locked copy of host slices, grown on demand
+	stream   cuda.Stream                  // every launch and copy of the sampler
+	staging  cuda.HostMemory              // page-locked copy of host slices, grown on demand
 
 	// Scratch device buffers for the host-slice calls (0, 1) and for
 	// Chebyshev coefficients (2), grown on demand.
