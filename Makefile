@@ -6,7 +6,7 @@ GO ?= go
 # count has no deadline.
 FUZZTIME ?= 2000x
 
-.PHONY: setup generate test cross fuzz gpu-test-binaries bench example
+.PHONY: setup generate test cross fuzz gpu-test-binaries gpu-test-large bench example
 
 setup:
 	bash .ci/setup
@@ -60,6 +60,17 @@ gpu-test-binaries: setup
 	CGO_ENABLED=0 $(GO) test -c -ldflags="$(XLDFLAGS)" -o bin/cuda.test ./internal/cuda
 	$(GO) run ./cmd/gibbsgen --dim 12 --strategy shared --arch sm_90 --pkg gibbs12shared --out bin/_gibbs12shared
 	CGO_ENABLED=0 $(GO) test -c -ldflags="$(XLDFLAGS)" -o bin/gibbs12shared.test ./bin/_gibbs12shared
+
+# The large dims and float64 (issue 11), sm_90 only: packages for dims 65,
+# 128, 256 and 1024 in both dtypes under bin/_gibbsN and bin/_gibbsNf64,
+# and their test binaries; gibbsbench -packages loads the same directories.
+LARGE_DIMS ?= 65 128 256 1024
+gpu-test-large: setup
+	@for d in $(LARGE_DIMS); do for t in float32 float64; do \
+		p=gibbs$$d; [ $$t = float64 ] && p=gibbs$${d}f64; \
+		$(GO) run ./cmd/gibbsgen --dim $$d --dtype $$t --arch sm_90 --pkg $$p --out bin/_$$p || exit 1; \
+		CGO_ENABLED=0 $(GO) test -c -ldflags="$(XLDFLAGS)" -o bin/$$p.test ./bin/_$$p || exit 1; \
+	done; done
 
 # The benchmark (see bench/README.md): run bin/gibbsbench on a GPU machine.
 bench:

@@ -14,7 +14,8 @@
 //                   kernels and gibbsrt.Reference, so its results are checked
 //                   bit for bit against the CPU twin.
 //   copy_kernel     device-to-device copy, for the memory-bandwidth ceiling.
-//   fma_kernel      long independent FMA chains, for the FP32 FMA ceiling.
+//   fma_kernel      long independent FMA chains, for the FP32 FMA ceiling;
+//   dfma_kernel     the same in float64, for the FP64 one.
 //   normals_kernel  draws dim normals per chain-sweep with gg_normals4 and
 //                   writes one checksum per chain, for the RNG ceiling.
 //   empty_kernel    does nothing, for the launch-overhead floor.
@@ -92,6 +93,23 @@ extern "C" __global__ void fma_kernel(float* out, unsigned iters, float a, float
     for (int k = 0; k < GB_FMA_CHAINS; ++k) v[k] = __fmaf_rn(v[k], a, b);
   }
   float s = 0.0f;
+#pragma unroll
+  for (int k = 0; k < GB_FMA_CHAINS; ++k) s += v[k];
+  out[t] = s;
+}
+
+// fma_kernel in float64: the FP64 FMA ceiling.
+extern "C" __global__ void dfma_kernel(double* out, unsigned iters, double a, double b) {
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  double v[GB_FMA_CHAINS];
+#pragma unroll
+  for (int k = 0; k < GB_FMA_CHAINS; ++k) v[k] = __int2double_rn((int)(t & 1023u) + k) * 1e-3;
+#pragma unroll 32
+  for (unsigned it = 0; it < iters; ++it) {
+#pragma unroll
+    for (int k = 0; k < GB_FMA_CHAINS; ++k) v[k] = __fma_rn(v[k], a, b);
+  }
+  double s = 0.0;
 #pragma unroll
   for (int k = 0; k < GB_FMA_CHAINS; ++k) s += v[k];
   out[t] = s;

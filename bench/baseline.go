@@ -10,7 +10,7 @@ import (
 
 // baseline.fatbin holds the kernels of baseline.cu: the unspecialized Gibbs
 // sweep (generic_sweep), the ceiling kernels (copy_kernel, fma_kernel,
-// normals_kernel) and empty_kernel. It is committed; rebuild it after
+// dfma_kernel, normals_kernel) and empty_kernel. It is committed; rebuild it after
 // editing baseline.cu with `go generate ./bench` (needs nvcc, no GPU).
 //
 //go:generate go run ./internal/rnggen -o rng.cuh
@@ -23,6 +23,7 @@ const (
 	kernelGeneric = "generic_sweep"
 	kernelCopy    = "copy_kernel"
 	kernelFMA     = "fma_kernel"
+	kernelDFMA    = "dfma_kernel"
 	kernelNormals = "normals_kernel"
 	kernelEmpty   = "empty_kernel"
 

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -34,7 +35,8 @@ type bench struct {
 
 	// Ceilings.
 	bw         float64         // bytes/s
-	fmaRate    float64         // FMAs/s
+	fmaRate    float64         // FP32 FMAs/s
+	dfmaRate   float64         // FP64 FMAs/s
 	normalRate map[int]float64 // normals/s, by dim
 }
 
@@ -57,7 +59,7 @@ func (b *bench) init() error {
 		return fmt.Errorf("loading baseline.fatbin: %w", err)
 	}
 	b.mod = mod
-	for _, k := range []string{kernelGeneric, kernelCopy, kernelFMA, kernelNormals, kernelEmpty} {
+	for _, k := range []string{kernelGeneric, kernelCopy, kernelFMA, kernelDFMA, kernelNormals, kernelEmpty} {
 		f, err := mod.Function(k)
 		if err != nil {
 			return err
@@ -110,6 +112,7 @@ func (b *bench) runAll() error {
 	b.printf("timing: CUDA events around each launch; median of %d launches after %d warm-up launches\n", b.opt.repeats, b.opt.warmup)
 
 	var entries []dimEntry
+	var dims []int
 	for _, d := range b.opt.dims {
 		e, ok := lookupDim(d)
 		if !ok {
@@ -122,13 +125,28 @@ func (b *bench) runAll() error {
 			continue
 		}
 		entries = append(entries, e)
+		dims = append(dims, d)
 	}
-	if len(entries) == 0 {
-		return errors.New("none of the requested dims has a generated package compiled in")
+	pdims, err := packageDims(b.opt.packages)
+	if err != nil {
+		return err
+	}
+	for _, d := range pdims {
+		if !slices.Contains(dims, d) {
+			dims = append(dims, d)
+		}
+	}
+	if len(dims) == 0 {
+		return errors.New("none of the requested dims has a generated package compiled in, and -packages names none")
 	}
 
-	if err := b.measureCeilings(entries); err != nil {
+	if err := b.measureCeilings(dims); err != nil {
 		return fmt.Errorf("measuring ceilings: %w", err)
+	}
+	for _, dir := range b.opt.packages {
+		if err := b.runPackage(dir); err != nil {
+			return fmt.Errorf("package %s: %w", dir, err)
+		}
 	}
 	for _, e := range entries {
 		if err := b.runDim(e); err != nil {

@@ -57,7 +57,7 @@ func (b *bench) runCalls() error {
 		return err
 	}
 	defer ds.Free()
-	if err := ds.Upload(randomStart(model, batch, rng)); err != nil {
+	if err := ds.Upload(randomStart[float32](model, batch, rng)); err != nil {
 		return err
 	}
 
@@ -83,7 +83,7 @@ func (b *bench) runCalls() error {
 	c.SyncRatio = c.SweepSyncSec / c.EmptySyncSec
 
 	// Host state: a Go slice, a HostState, and the copy-around path.
-	x := randomStart(model, batch, rng)
+	x := randomStart[float32](model, batch, rng)
 	hs, err := s.NewHostState(batch)
 	if err != nil {
 		return err

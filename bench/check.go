@@ -31,16 +31,16 @@ type Check struct {
 
 // randomStart returns chains draws of mu + diag(Σ)^½ · N(0, I): a random
 // start in the target's range (not the zeros of a fresh buffer).
-func randomStart(m gibbstest.Model, chains int, rng *rand.Rand) []float32 {
+func randomStart[T gibbsrt.Float](m gibbstest.Model, chains int, rng *rand.Rand) []T {
 	dim := len(m.Mu)
 	sd := make([]float64, dim)
 	for i := range sd {
 		sd[i] = math.Sqrt(m.Sigma.At(i, i))
 	}
-	x := make([]float32, chains*dim)
+	x := make([]T, chains*dim)
 	for c := 0; c < chains; c++ {
 		for i := 0; i < dim; i++ {
-			x[c*dim+i] = float32(m.Mu[i] + sd[i]*rng.NormFloat64())
+			x[c*dim+i] = T(m.Mu[i] + sd[i]*rng.NormFloat64())
 		}
 	}
 	return x
@@ -53,7 +53,7 @@ func randomStart(m gibbstest.Model, chains int, rng *rand.Rand) []float32 {
 func (b *bench) check(d *dimRun) error {
 	dim, chains, sweeps := d.e.dim, b.opt.checkChains, b.opt.checkSweeps
 	rng := rand.New(rand.NewPCG(uint64(dim), 7))
-	x0 := randomStart(d.model, chains, rng)
+	x0 := randomStart[float32](d.model, chains, rng)
 	ref := gibbsrt.NewReference[float32]()
 	if err := ref.SetModel(dim, d.rows, d.model.Mu); err != nil {
 		return err
@@ -125,10 +125,10 @@ func (b *bench) check(d *dimRun) error {
 	return d.s.SetStrategy(gibbsrt.Auto)
 }
 
-func compare(dim int, kernel string, chains, sweeps int, got, want []float32) Check {
+func compare[T gibbsrt.Float](dim int, kernel string, chains, sweeps int, got, want []T) Check {
 	c := Check{Dim: dim, Kernel: kernel, Chains: chains, Sweeps: sweeps}
 	for i := range got {
-		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+		if !sameBits(got[i], want[i]) {
 			if c.Mismatches == 0 {
 				c.First = fmt.Sprintf("chain %d coordinate %d: got %g, want %g", i/dim, i%dim, got[i], want[i])
 			}

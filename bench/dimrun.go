@@ -127,7 +127,7 @@ func (b *bench) runDim(e dimEntry) error {
 func (b *bench) runBatch(d *dimRun, batch int) error {
 	dim := d.e.dim
 	rng := rand.New(rand.NewPCG(uint64(dim)<<32|uint64(batch), 11))
-	x0 := randomStart(d.model, batch, rng)
+	x0 := randomStart[float32](d.model, batch, rng)
 	xd, err := b.upload(x0)
 	if err != nil {
 		return err

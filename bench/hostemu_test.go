@@ -41,7 +41,7 @@ func TestGenericSweepOnHost(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			x0 := randomStart(m, chains, rng)
+			x0 := randomStart[float32](m, chains, rng)
 			ref := gibbsrt.NewReference[float32]()
 			if err := ref.SetModel(dim, m.Rows(), m.Mu); err != nil {
 				t.Fatal(err)

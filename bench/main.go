@@ -45,6 +45,7 @@ type options struct {
 	calls        int
 	callDim      int
 	callBatch    int
+	packages     []string
 }
 
 func main() {
@@ -93,7 +94,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var opt options
 	fs := flag.NewFlagSet("gibbsbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dims := fs.String("dims", "8,32,64", "comma-separated dims to measure; each needs a generated package in bench/dims.go (others are skipped with a note)")
+	dims := fs.String("dims", "8,32,64", "comma-separated dims to measure; each needs a generated package in bench/dims.go (others are skipped with a note); \"none\" measures only -packages")
+	packages := fs.String("packages", "", "comma-separated directories of generated packages to check and time, loaded at run time from their manifests (any dim and dtype)")
 	batches := fs.String("batches", "4096,1048576", "comma-separated batch sizes B (chains)")
 	sweeps := fs.String("sweeps", "1,100", "comma-separated sweeps per launch")
 	modelBatches := fs.String("model-batches", "4096,65536,1048576", "comma-separated batch sizes of the per-model kernel's table (\"none\" skips it)")
@@ -119,8 +121,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return opt, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	var err error
-	if opt.dims, err = intList("-dims", *dims, 1, genericMaxDim); err != nil {
-		return opt, err
+	if *dims != "none" {
+		if opt.dims, err = intList("-dims", *dims, 1, genericMaxDim); err != nil {
+			return opt, err
+		}
+	}
+	for _, p := range strings.Split(*packages, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			opt.packages = append(opt.packages, p)
+		}
 	}
 	if opt.batches, err = intList("-batches", *batches, 1, math.MaxInt32); err != nil {
 		return opt, err

@@ -171,7 +171,7 @@ func (b *bench) timeJIT(s *gibbsrt.Sampler[float32], dim int, m gibbstest.Model)
 // warp-per-chain strategies on m at B = batch.
 func (b *bench) timeModel(s *gibbsrt.Sampler[float32], dim int, m gibbstest.Model, batch int) error {
 	rng := rand.New(rand.NewPCG(uint64(dim)<<32|uint64(batch), 13))
-	x0 := randomStart(m, batch, rng)
+	x0 := randomStart[float32](m, batch, rng)
 	ds, err := s.NewDeviceState(batch)
 	if err != nil {
 		return err

@@ -24,6 +24,7 @@ type Report struct {
 	Results           []ResultsRow `json:"results,omitempty"`
 	JIT               []JITRow     `json:"jit,omitempty"`
 	Models            []ModelRow   `json:"models,omitempty"`
+	Packages          []PackageRow `json:"packages,omitempty"`
 	Skipped           []string     `json:"skipped,omitempty"`
 }
 

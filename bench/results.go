@@ -36,7 +36,7 @@ func (b *bench) runResults(d *dimRun, batch, sweeps int) error {
 		return err
 	}
 	defer ds.Free()
-	if err := ds.Upload(randomStart(d.model, batch, rng)); err != nil {
+	if err := ds.Upload(randomStart[float32](d.model, batch, rng)); err != nil {
 		return err
 	}
 	records := gibbsrt.Records(resultsThin, 0, sweeps)

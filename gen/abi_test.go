@@ -42,7 +42,7 @@ func TestKernelABI(t *testing.T) {
 	}
 	// The fatbin's source, then the PTX's: the table's order.
 	found, order := kernelSignatures(append(append([]byte(nil), src.Text...), psrc.Text...))
-	manifest := Kernels(s.Kernels(), kernels.Float32)
+	manifest := Kernels(s.Kernels(), s.Dim, kernels.Float32)
 	type entry struct {
 		name   string
 		params []kernels.Param
@@ -142,7 +142,7 @@ func TestPackageHoldsChosenStrategies(t *testing.T) {
 		t.Error("source declares the constant-memory weights that no kernel of it reads")
 	}
 	var names []string
-	for _, k := range Kernels(s.Kernels(), kernels.Float32) {
+	for _, k := range Kernels(s.Kernels(), s.Dim, kernels.Float32) {
 		names = append(names, k.Name)
 	}
 	if !slices.Equal(names, want) {

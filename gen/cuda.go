@@ -3,6 +3,7 @@ package gen
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"text/template"
 
@@ -14,6 +15,10 @@ import (
 type Source struct {
 	Name string // file name, e.g. "gibbs32.cu"
 	Text []byte
+	// Spills is the spill bytes (stores or loads) that Compile accepts
+	// from each named entry point without --allow-spills: the table's
+	// measured exceptions (kernels.Kernel.Spills), none by default.
+	Spills map[string]int
 }
 
 // normalData is the normal transform's table and shape, for rng.cu.tmpl.
@@ -36,8 +41,10 @@ var normal = normalData{
 type cudaData struct {
 	Version                                          string
 	Dim, Stride, Groups, Block, WarpsPerBlock, Lanes int
-	MomentThreads, MomentTile                        int
+	MomentThreads, MomentTile, MomentTileBytes       int
 	BackwardGroups, ChebyshevStride                  int
+	Tile                                             kernels.Tile
+	TileWarps                                        int
 	DType                                            kernels.DType
 	Normal                                           normalData
 	Kernels                                          []*kernels.Kernel
@@ -95,7 +102,10 @@ func render(s Spec, name string, ks []*kernels.Kernel) (Source, error) {
 		Lanes:           (s.Dim + 31) / 32,
 		MomentThreads:   kernels.MomentThreads,
 		MomentTile:      kernels.MomentTile,
+		MomentTileBytes: kernels.MomentTileBytes,
 		BackwardGroups:  kernels.BackwardGroups,
+		Tile:            kernels.TileShape(s.Dim, s.dtype()),
+		TileWarps:       kernels.TileWarps,
 		ChebyshevStride: kernels.ChebyshevStride,
 		DType:           s.dtype(),
 		Normal:          normal,
@@ -114,7 +124,13 @@ func render(s Spec, name string, ks []*kernels.Kernel) (Source, error) {
 			return Source{}, fmt.Errorf("rendering kernel %s: %w", k.Name, err)
 		}
 	}
-	return Source{Name: name, Text: buf.Bytes()}, nil
+	spills := map[string]int{}
+	for _, k := range ks {
+		if k.Spills != nil {
+			maps.Copy(spills, k.Spills(s.Dim, s.dtype()))
+		}
+	}
+	return Source{Name: name, Text: buf.Bytes(), Spills: spills}, nil
 }
 
 // RenderRNG renders the random stream's device code alone, as a header for

@@ -9,36 +9,72 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
+
+// e2eCase is one package the end-to-end test builds.
+type e2eCase struct {
+	dim   int
+	dtype kernels.DType
+}
+
+func (c e2eCase) pkg() string {
+	if c.dtype == kernels.Float64 {
+		return DefaultPackage(c.dim) + "f64"
+	}
+	return DefaultPackage(c.dim)
+}
 
 // e2eDims is the sample of dimensions the end-to-end test builds by
 // default: the edges (1, 64), every residue mod 4 (the Philox group of four
 // and the float4 padding), both sides of 32 (the warp kernel's lane count),
-// and the reference dims. GIBBSGEN_E2E=all builds every dimension 1..64
-// (about 20 minutes on 2 cores); GIBBSGEN_E2E=3,17 builds those.
+// and the reference dims, in float32; and one float64 and one tiled-only
+// dim. GIBBSGEN_E2E=all builds every float32 dimension 1..64, a float64
+// sample of the same edges, and a representative set of large dims in both
+// dtypes (e2eLarge); GIBBSGEN_E2E=3,17,1024f64 builds those (float32, or
+// float64 with the suffix).
 var e2eDims = []int{1, 2, 3, 4, 5, 7, 8, 13, 31, 32, 33, 64}
 
-func e2eDimList(t *testing.T) []int {
+// e2eLarge is the large dims of GIBBSGEN_E2E=all: the first tiled-only
+// dim, each lanes-per-chain step of kernels.TileShape (16, 64, 128, 256
+// and 512 positions), the first 32-slot dim, and the largest, in both
+// dtypes.
+var e2eLarge = []int{65, 100, 128, 256, 512, 513, 1024}
+
+func e2eCases(t *testing.T) []e2eCase {
+	var cs []e2eCase
+	add := func(dt kernels.DType, dims ...int) {
+		for _, d := range dims {
+			cs = append(cs, e2eCase{d, dt})
+		}
+	}
 	switch v := os.Getenv("GIBBSGEN_E2E"); v {
 	case "":
-		return e2eDims
+		add(kernels.Float32, e2eDims...)
+		add(kernels.Float32, 65)
+		add(kernels.Float64, 33)
 	case "all":
-		var all []int
-		for d := 1; d <= MaxDim; d++ {
-			all = append(all, d)
+		for d := 1; d <= 64; d++ {
+			add(kernels.Float32, d)
 		}
-		return all
+		add(kernels.Float64, 1, 3, 4, 5, 8, 13, 31, 32, 33, 48, 49, 64)
+		add(kernels.Float32, e2eLarge...)
+		add(kernels.Float64, e2eLarge...)
 	default:
-		var dims []int
 		for _, f := range strings.Split(v, ",") {
-			d, err := strconv.Atoi(strings.TrimSpace(f))
+			f, dt := strings.TrimSpace(f), kernels.Float32
+			if n, ok := strings.CutSuffix(f, "f64"); ok {
+				f, dt = n, kernels.Float64
+			}
+			d, err := strconv.Atoi(f)
 			if err != nil {
 				t.Fatalf("GIBBSGEN_E2E=%q: %v", v, err)
 			}
-			dims = append(dims, d)
+			add(dt, d)
 		}
-		return dims
 	}
+	return cs
 }
 
 // TestEndToEnd generates a package for each dimension with the real nvcc
@@ -51,16 +87,16 @@ func TestEndToEnd(t *testing.T) {
 	}
 	tc := needNVCC(t)
 	root := scratchDir(t, "e2e-")
-	dims := e2eDimList(t)
+	cases := e2eCases(t)
 	var pkgs []string
-	for _, dim := range dims {
-		s := Spec{Dim: dim, Package: DefaultPackage(dim), Dir: filepath.Join(root, DefaultPackage(dim)), Arch: []string{"sm_80"}}
+	for _, c := range cases {
+		s := Spec{Dim: c.dim, DType: c.dtype, Package: c.pkg(), Dir: filepath.Join(root, c.pkg()), Arch: []string{"sm_80"}}
 		pkg, _, err := Generate(context.Background(), s, tc, 1)
 		if err != nil {
-			t.Fatalf("dim %d: %v", dim, err)
+			t.Fatalf("dim %d %s: %v", c.dim, c.dtype, err)
 		}
 		if err := Write(pkg); err != nil {
-			t.Fatalf("dim %d: %v", dim, err)
+			t.Fatalf("dim %d %s: %v", c.dim, c.dtype, err)
 		}
 		pkgs = append(pkgs, "./"+filepath.ToSlash(filepath.Join(root, s.Package)))
 	}
@@ -75,5 +111,9 @@ func TestEndToEnd(t *testing.T) {
 		}
 		t.Logf("go %s %d packages:\n%s", step[0], len(pkgs), out)
 	}
-	fmt.Fprintf(os.Stderr, "end-to-end: generated, vetted and tested dims %v\n", dims)
+	var names []string
+	for _, c := range cases {
+		names = append(names, c.pkg())
+	}
+	fmt.Fprintf(os.Stderr, "end-to-end: generated, vetted and tested %s\n", strings.Join(names, " "))
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gibbsgen/gibbsgen/gibbsrt"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
@@ -49,7 +50,7 @@ func buildEmu(t testing.TB, s Spec) *emuModule {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "emu")
-	cmd := exec.Command(cxx, "-std=c++20", "-O1", "-ffp-contract=off", "-pthread", "-DGG_HOST_EMU",
+	cmd := exec.Command(cxx, "-std=c++20", "-O1", "-ffp-contract=off", "-DGG_HOST_EMU",
 		"-Wno-unknown-pragmas", "-I", inc, "-I", dir, "-o", bin, filepath.Join(dir, "driver.cc"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("g++ on the module for dim %d: %v\n%s", s.Dim, err, out)
@@ -246,11 +247,19 @@ func (d *emuDevice) Run(t testing.TB) [][]byte {
 	return res
 }
 
-// float32s decodes little-endian float32s.
-func float32s(b []byte) []float32 {
-	out := make([]float32, len(b)/4)
+// decode decodes little-endian values of T.
+func decode[T gibbsrt.Float](b []byte) []T {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		out := make([]T, len(b)/4)
+		for i := range out {
+			out[i] = T(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+		}
+		return out
+	}
+	out := make([]T, len(b)/8)
 	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		out[i] = T(math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])))
 	}
 	return out
 }

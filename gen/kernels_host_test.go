@@ -9,25 +9,59 @@ import (
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
 	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbstest"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
+	"github.com/gibbsgen/gibbsgen/mcstat"
 )
 
-// TestKernelsOnHost runs every fatbin sweep kernel of small modules in the
-// host emulation and requires the states to equal gibbsrt.Reference's bit
-// for bit: the kernels' indexing, stream and arithmetic order, checked
-// without a GPU (the GPU suites repeat it on a device).
+// TestKernelsOnHost runs every fatbin sweep kernel's entry points, of
+// modules of several dims in both dtypes, in the host emulation and
+// requires the states to equal gibbsrt.Reference's bit for bit: the
+// kernels' indexing, stream and arithmetic order, checked without a GPU
+// (the GPU suites repeat it on a device).
 func TestKernelsOnHost(t *testing.T) {
-	for _, dim := range []int{5, 13} {
-		t.Run(fmt.Sprintf("dim=%d", dim), func(t *testing.T) {
+	for _, c := range emuCases {
+		t.Run(fmt.Sprintf("dim=%d/%s", c.dim, c.dt), func(t *testing.T) {
 			t.Parallel()
-			s := Spec{Dim: dim, Package: "emu", Dir: "emu"}
+			s := Spec{Dim: c.dim, DType: c.dt, Package: "emu", Dir: "emu"}
 			m := buildEmu(t, s)
+			if c.dt == kernels.Float64 {
+				kernelsOnHost[float64](t, m, s, c.large)
+				extKernelsOnHost[float64](t, m, s, c.large)
+				momentsOnHost[float64](t, m, s)
+			} else {
+				kernelsOnHost[float32](t, m, s, c.large)
+				extKernelsOnHost[float32](t, m, s, c.large)
+				momentsOnHost[float32](t, m, s)
+			}
+		})
+	}
+}
+
+// emuCases are the modules the host tests build: small dims, where every
+// strategy exists, and larger ones (large: fewer chains and cases, since
+// the emulation runs a thread per CUDA thread) where the tiled kernel runs
+// 8 and 16 lanes per chain and streams several tiles of rows.
+var emuCases = []struct {
+	dim   int
+	dt    kernels.DType
+	large bool
+}{
+	{5, kernels.Float32, false}, {13, kernels.Float32, false}, {5, kernels.Float64, false}, {13, kernels.Float64, false},
+	{72, kernels.Float32, true}, {129, kernels.Float32, true}, {68, kernels.Float64, true},
+}
+
+// kernelsOnHost runs every fatbin sweep kernel's plain and traced entry
+// points of m (built from s) and compares states and records with the twin.
+func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bool) {
+	dim := s.Dim
+	{
+		{
 			rng := rand.New(rand.NewPCG(uint64(dim), 7))
 			model := gibbstest.RandomSPD(dim, 100, rng, gibbstest.NonzeroMean(dim))
-			co, err := gibbsrt.NewCoefficients[float32](dim, model.Rows(), model.Mu)
+			co, err := gibbsrt.NewCoefficients[T](dim, model.Rows(), model.Mu)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref := gibbsrt.NewReference[float32]()
+			ref := gibbsrt.NewReference[T]()
 			if err := ref.SetModel(dim, model.Rows(), model.Mu); err != nil {
 				t.Fatal(err)
 			}
@@ -41,28 +75,33 @@ func TestKernelsOnHost(t *testing.T) {
 				if k.Role != kernels.Sweep || k.PTX {
 					continue
 				}
-				for _, c := range []struct{ chains, sweeps int }{{1, 1}, {129, 3}, {300, 2}} {
+				shapes := []struct{ chains, sweeps int }{{1, 1}, {129, 3}, {300, 2}}
+				if large {
+					shapes = shapes[:2]
+					shapes[1].chains = 37
+				}
+				for _, c := range shapes {
 					runs = append(runs, run{k, c.chains, c.sweeps})
 				}
 			}
 			d := &emuDevice{m: m}
 			uploadTables(d, s, co)
-			var starts [][]float32
+			var starts [][]T
 			for _, r := range runs {
 				tr := gibbsrt.Trace{Thin: 2, FirstChain: min(1, r.chains-1), Coords: []int{0, 3, 4}}
-				x0 := make([]float32, r.chains*dim)
+				x0 := make([]T, r.chains*dim)
 				for i := range x0 {
-					x0[i] = float32(4 * rng.NormFloat64())
+					x0[i] = T(4 * rng.NormFloat64())
 				}
 				starts = append(starts, x0)
 				x := d.Upload(x0)
-				d.Launch(r.k.Name, r.k.Geometry.Blocks(r.chains), r.k.Geometry.Threads,
+				d.Launch(r.k.Name, r.k.Launch(dim).Blocks(r.chains), r.k.Launch(dim).Threads,
 					x, uint64(r.chains), uint32(r.sweeps), st.Seed, st.Sweep, st.Chain)
 				d.Read(x)
 				// The traced entry point, from the same start.
 				recs, sh := traceShapeOf(tr, dim, r.chains, st.Sweep, r.sweeps)
-				xt, out, index := d.Upload(x0), d.Alloc(uint64(4*max(1, recs*sh.rows*sh.cols))), d.Upload(sh.index)
-				d.Launch(r.k.Traced, r.k.Geometry.Blocks(r.chains), r.k.Geometry.Threads,
+				xt, out, index := d.Upload(x0), d.Alloc(uint64(8*max(1, recs*sh.rows*sh.cols))), d.Upload(sh.index)
+				d.Launch(r.k.Traced, r.k.Launch(dim).Blocks(r.chains), r.k.Launch(dim).Threads,
 					xt, uint64(r.chains), uint32(r.sweeps), st.Seed, st.Sweep, st.Chain,
 					out, uint32(tr.Thin), uint64(sh.first), uint64(sh.rows), index, uint32(sh.cols))
 				d.Read(xt)
@@ -71,28 +110,28 @@ func TestKernelsOnHost(t *testing.T) {
 			got := d.Run(t)
 			for i, r := range runs {
 				tr := gibbsrt.Trace{Thin: 2, FirstChain: min(1, r.chains-1), Coords: []int{0, 3, 4}}
-				want := append([]float32(nil), starts[i]...)
+				want := append([]T(nil), starts[i]...)
 				if err := ref.Sweep(want, r.sweeps, st); err != nil {
 					t.Fatal(err)
 				}
 				what := fmt.Sprintf("%s B=%d sweeps=%d", r.k.Name, r.chains, r.sweeps)
-				requireSameBits(t, what, float32s(got[3*i]), want, dim)
+				requireSameBits(t, what, decode[T](got[3*i]), want, dim)
 				recs, sh := traceShapeOf(tr, dim, r.chains, st.Sweep, r.sweeps)
-				wantRec := make([]float32, recs*sh.rows*sh.cols)
+				wantRec := make([]T, recs*sh.rows*sh.cols)
 				want = append(want[:0], starts[i]...)
 				if _, err := ref.SweepTrace(want, r.sweeps, st, tr, wantRec); err != nil {
 					t.Fatal(err)
 				}
-				requireSameBits(t, what+" traced: state", float32s(got[3*i+1]), want, dim)
-				requireSameBits(t, what+" traced: records", float32s(got[3*i+2])[:len(wantRec)], wantRec, 1)
+				requireSameBits(t, what+" traced: state", decode[T](got[3*i+1]), want, dim)
+				requireSameBits(t, what+" traced: records", decode[T](got[3*i+2])[:len(wantRec)], wantRec, 1)
 			}
-		})
+		}
 	}
 }
 
 // uploadTables fills the module tables of s's kernels from co, as
 // gibbsrt.Sampler.SetModel does.
-func uploadTables(d *emuDevice, s Spec, co *gibbsrt.Coefficients[float32]) {
+func uploadTables[T gibbsrt.Float](d *emuDevice, s Spec, co *gibbsrt.Coefficients[T]) {
 	for _, sym := range kernels.SymbolsOf(s.Kernels()) {
 		switch sym.Name {
 		case kernels.SymbolWeight, kernels.SymbolWeightG:
@@ -102,7 +141,9 @@ func uploadTables(d *emuDevice, s Spec, co *gibbsrt.Coefficients[float32]) {
 		case kernels.SymbolScale:
 			d.Symbol(sym.Name, co.Scale)
 		case kernels.SymbolKeep:
-			d.Symbol(sym.Name, []float32{co.Keep})
+			d.Symbol(sym.Name, []T{co.Keep})
+		case kernels.SymbolWeightTile:
+			d.Symbol(sym.Name, co.TileTable())
 		default:
 			panic("uploadTables: no data for table " + sym.Name)
 		}
@@ -110,24 +151,42 @@ func uploadTables(d *emuDevice, s Spec, co *gibbsrt.Coefficients[float32]) {
 }
 
 // requireSameBits fails unless got and want are equal bit for bit.
-func requireSameBits(t *testing.T, what string, got, want []float32, dim int) {
+func requireSameBits[T gibbsrt.Float](t *testing.T, what string, got, want []T, dim int) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
 	}
 	for i := range got {
-		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-			t.Fatalf("%s: chain %d coordinate %d is %v (%08x), want %v (%08x)", what, i/dim, i%dim,
-				got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+		if bitsOf(got[i]) != bitsOf(want[i]) {
+			t.Fatalf("%s: chain %d coordinate %d is %v (%x), want %v (%x)", what, i/dim, i%dim,
+				got[i], bitsOf(got[i]), want[i], bitsOf(want[i]))
 		}
 	}
 }
 
-// TestExtKernelsOnHost runs every strategy's Ext entry point in the host
-// emulation under each kind of sweep, with over-relaxation, Chebyshev
-// iterations and a trace, and requires the states (and records, and
-// previous iterates) to equal gibbsrt.Reference's bit for bit.
-func TestExtKernelsOnHost(t *testing.T) {
+// bitsOf returns v's IEEE-754 bit pattern.
+func bitsOf[T gibbsrt.Float](v T) uint64 {
+	if f, ok := any(v).(float32); ok {
+		return uint64(math.Float32bits(f))
+	}
+	return math.Float64bits(float64(v))
+}
+
+// dtypeOf is T's dtype.
+func dtypeOf[T gibbsrt.Float]() kernels.DType {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return kernels.Float32
+	}
+	return kernels.Float64
+}
+
+// extKernelsOnHost runs every strategy's Ext entry point of m (built from
+// s) under each kind of sweep, with over-relaxation, Chebyshev iterations
+// and a trace, and requires the states (and records, and previous
+// iterates) to equal gibbsrt.Reference's bit for bit.
+func extKernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bool) {
+	dim := s.Dim
 	type extCase struct {
 		name   string
 		scheme gibbsrt.Scheme
@@ -143,25 +202,28 @@ func TestExtKernelsOnHost(t *testing.T) {
 		{"backward traced", gibbsrt.Scheme{Kind: gibbsrt.Backward, Omega: 1}, false, &gibbsrt.Trace{Thin: 1}},
 		{"chebyshev ω=1.2", gibbsrt.Scheme{Kind: gibbsrt.Symmetric, Omega: 1.2}, true, nil},
 	}
-	for _, dim := range []int{5, 13} {
-		t.Run(fmt.Sprintf("dim=%d", dim), func(t *testing.T) {
-			t.Parallel()
-			s := Spec{Dim: dim, Package: "emu", Dir: "emu"}
-			m := buildEmu(t, s)
+	if large {
+		cases = []extCase{cases[2], cases[4], cases[6]}
+	}
+	{
+		{
 			rng := rand.New(rand.NewPCG(uint64(dim), 8))
 			model := gibbstest.RandomSPD(dim, 100, rng, gibbstest.NonzeroMean(dim))
 			st := gibbsrt.Stream{Seed: 0x0123456789abcdef, Sweep: 1<<33 + 7, Chain: 1<<32 - 3}
-			const chains, sweeps, first = 131, 5, 2
+			chains, sweeps, first := 131, 5, 2
+			if large {
+				chains, sweeps = 45, 3
+			}
 			type check struct {
 				what                string
-				x, prev, rec        []float32
+				x, prev, rec        []T
 				gotX, gotP, gotRecs int // indices of the reads
 			}
 			d := &emuDevice{m: m}
 			var checks []check
 			reads := 0
 			for _, c := range cases {
-				ref := gibbsrt.NewReference[float32]()
+				ref := gibbsrt.NewReference[T]()
 				if err := ref.SetScheme(c.scheme); err != nil {
 					t.Fatal(err)
 				}
@@ -173,14 +235,14 @@ func TestExtKernelsOnHost(t *testing.T) {
 					if k.Role != kernels.Sweep || k.PTX {
 						continue
 					}
-					x0 := make([]float32, chains*dim)
-					p0 := make([]float32, chains*dim)
+					x0 := make([]T, chains*dim)
+					p0 := make([]T, chains*dim)
 					for i := range x0 {
-						x0[i] = float32(3 * rng.NormFloat64())
-						p0[i] = float32(3 * rng.NormFloat64())
+						x0[i] = T(3 * rng.NormFloat64())
+						p0[i] = T(3 * rng.NormFloat64())
 					}
 					ck := check{what: fmt.Sprintf("%s %s", k.Ext, c.name)}
-					want := append([]float32(nil), x0...)
+					want := append([]T(nil), x0...)
 					x := d.Upload(x0)
 					var cheb, prev, trace, index any
 					kind := uint32(c.scheme.Kind)
@@ -188,7 +250,7 @@ func TestExtKernelsOnHost(t *testing.T) {
 					var tc0, tcs uint64
 					switch {
 					case c.cheb:
-						wantPrev := append([]float32(nil), p0...)
+						wantPrev := append([]T(nil), p0...)
 						if err := ref.SweepChebyshev(want, wantPrev, first, sweeps, st); err != nil {
 							t.Fatal(err)
 						}
@@ -196,14 +258,14 @@ func TestExtKernelsOnHost(t *testing.T) {
 						table := chebyshevTable(t, ref, first, sweeps)
 						cheb, prev = d.Upload(table), d.Upload(p0)
 					case c.trace != nil:
-						recs, shape := traceShape(*c.trace, dim, chains)
-						out := make([]float32, recs*shape.rows*shape.cols)
+						recs, shape := traceShapeOf(*c.trace, dim, chains, st.Sweep, sweeps)
+						out := make([]T, recs*shape.rows*shape.cols)
 						n, err := ref.SweepTrace(want, sweeps, st, *c.trace, out)
 						if err != nil || n != recs {
 							t.Fatalf("SweepTrace: %d records, %v", n, err)
 						}
 						ck.rec = out
-						trace = d.Alloc(uint64(4 * len(out)))
+						trace = d.Alloc(uint64(8 * len(out)))
 						index = d.Upload(shape.index)
 						thin, cols, tc0, tcs = uint32(c.trace.Thin), uint32(shape.cols), uint64(shape.first), uint64(shape.rows)
 					default:
@@ -212,7 +274,7 @@ func TestExtKernelsOnHost(t *testing.T) {
 						}
 					}
 					ck.x = want
-					d.Launch(k.Ext, k.Geometry.Blocks(chains), k.Geometry.Threads,
+					d.Launch(k.Ext, k.Launch(dim).Blocks(chains), k.Launch(dim).Threads,
 						x, uint64(chains), uint32(sweeps), st.Seed, st.Sweep, st.Chain,
 						kind, cheb, prev, trace, thin, tc0, tcs, index, cols)
 					d.Read(x)
@@ -233,15 +295,15 @@ func TestExtKernelsOnHost(t *testing.T) {
 			}
 			got := d.Run(t)
 			for _, ck := range checks {
-				requireSameBits(t, ck.what+": state", float32s(got[ck.gotX]), ck.x, dim)
+				requireSameBits(t, ck.what+": state", decode[T](got[ck.gotX]), ck.x, dim)
 				if ck.prev != nil {
-					requireSameBits(t, ck.what+": previous iterates", float32s(got[ck.gotP]), ck.prev, dim)
+					requireSameBits(t, ck.what+": previous iterates", decode[T](got[ck.gotP]), ck.prev, dim)
 				}
 				if ck.rec != nil {
-					requireSameBits(t, ck.what+": records", float32s(got[ck.gotRecs]), ck.rec, 1)
+					requireSameBits(t, ck.what+": records", decode[T](got[ck.gotRecs])[:len(ck.rec)], ck.rec, 1)
 				}
 			}
-		})
+		}
 	}
 }
 
@@ -249,12 +311,6 @@ func TestExtKernelsOnHost(t *testing.T) {
 type emuTrace struct {
 	first, rows, cols int
 	index             []uint32
-}
-
-// traceShape returns the records of a call of 5 sweeps from the test's
-// stream and tr's kernel arguments.
-func traceShape(tr gibbsrt.Trace, dim, chains int) (int, emuTrace) {
-	return traceShapeOf(tr, dim, chains, 1<<33+7, 5)
 }
 
 // traceShapeOf returns the records of a call of sweeps sweeps from sweep0
@@ -283,16 +339,74 @@ func traceShapeOf(tr gibbsrt.Trace, dim, chains int, sweep0 uint64, sweeps int) 
 
 // chebyshevTable is the Ext entry points' coefficient table for
 // iterations first.. of ref's schedule, rounded to float32.
-func chebyshevTable(t *testing.T, ref *gibbsrt.Reference[float32], first, n int) []float32 {
+func chebyshevTable[T gibbsrt.Float](t *testing.T, ref *gibbsrt.Reference[T], first, n int) []T {
 	ch, err := ref.Chebyshev()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []float32
+	var out []T
 	for _, k := range ch.Coefficients(first, n) {
 		for _, v := range k {
-			out = append(out, float32(v))
+			out = append(out, T(v))
 		}
 	}
 	return out
+}
+
+// momentsOnHost runs the moments kernel of m on random rows of every
+// coordinate and of three, and requires the merged moments to equal
+// gibbsrt.TraceMoments's bit for bit.
+func momentsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec) {
+	rng := rand.New(rand.NewPCG(uint64(s.Dim), 9))
+	k := kernels.Named("gibbs_moments")
+	d := &emuDevice{m: m}
+	type run struct{ n, cols, blocks int }
+	var runs []run
+	var inputs [][]T
+	for _, cols := range []int{s.Dim, min(3, s.Dim)} {
+		n := 1000
+		x := make([]T, n*cols)
+		for i := range x {
+			x[i] = T(2*rng.NormFloat64() + 1)
+		}
+		// As gibbsrt's momentPlan.
+		tile := kernels.MomentRows(cols, s.dtype())
+		nb := kernels.MomentBlockCount(cols)
+		per := max(tile, ((n+nb-1)/nb+tile-1)/tile*tile)
+		blocks := (n + per - 1) / per
+		out := d.Alloc(uint64(8 * blocks * (1 + cols + cols*cols)))
+		d.Launch(k.Name, blocks, k.Launch(s.Dim).Threads, d.Upload(x), uint64(n), uint32(cols), uint64(per), out)
+		d.Read(out)
+		runs = append(runs, run{n, cols, blocks})
+		inputs = append(inputs, x)
+	}
+	got := d.Run(t)
+	for i, r := range runs {
+		p := decode[float64](got[i])
+		have, err := mcstat.NewMoments(r.cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for b := 0; b < r.blocks; b++ {
+			q := p[b*(1+r.cols+r.cols*r.cols):]
+			part, err := mcstat.FromComoments(r.cols, q[0], q[1:1+r.cols], q[1+r.cols:1+r.cols+r.cols*r.cols])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := have.Merge(part); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := gibbsrt.TraceMoments(inputs[i], r.cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hc, _ := have.Covariance()
+		wc, _ := want.Covariance()
+		requireSameBits(t, fmt.Sprintf("moments of %d coordinates: means", r.cols), have.Mean(), want.Mean(), r.cols)
+		requireSameBits(t, fmt.Sprintf("moments of %d coordinates: covariances", r.cols), hc.RawSymmetric().Data, wc.RawSymmetric().Data, r.cols)
+		if have.Count() != want.Count() {
+			t.Fatalf("moments count %v, want %v", have.Count(), want.Count())
+		}
+	}
 }

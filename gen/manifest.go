@@ -88,14 +88,14 @@ const updateDoc = "a pass over the positions p = 0..dim-1 of frame f (f = 0: pos
 // Kernels describes the entry points of the kernels ks, for dtype dt, from
 // their table rows: each row's kernel, and after a sweep kernel its traced
 // twin.
-func Kernels(ks []*kernels.Kernel, dt kernels.DType) []Kernel {
+func Kernels(ks []*kernels.Kernel, dim int, dt kernels.DType) []Kernel {
 	var out []Kernel
 	for _, k := range ks {
 		mk := Kernel{
 			Name:   k.Name,
 			Role:   k.Role.String(),
-			Launch: k.Geometry.String(),
-			Grid:   Grid{k.Geometry.Unit, k.Geometry.PerBlock, k.Geometry.Threads},
+			Launch: k.Launch(dim).String(),
+			Grid:   Grid{k.Launch(dim).Unit, k.Launch(dim).PerBlock, k.Launch(dim).Threads},
 			Doc:    k.Doc,
 			Params: params(k.Params, dt),
 			Reads:  append([]string{}, k.Symbols...),
@@ -160,7 +160,7 @@ func NewManifest(s Spec, src Source, b Build) Manifest {
 		NormalTable: normalTableHex(),
 		Targets:     b.Targets,
 		NVCC:        b.NVCC,
-		Kernels:     Kernels(s.Kernels(), s.dtype()),
+		Kernels:     Kernels(s.Kernels(), s.Dim, s.dtype()),
 		Symbols:     Symbols(s.Kernels(), s.Dim, s.dtype()),
 		Resources:   b.Resources,
 		SourceHash:  sha(src.Text),

@@ -227,7 +227,8 @@ func NVCCArgs(src, out string, targets []string, threads int) []string {
 }
 
 // Compile runs nvcc on src in a scratch directory and returns the fatbin and
-// resource report. A spill is an error unless allowSpills.
+// resource report. A spill is an error unless allowSpills, or the entry
+// point's spills are within src.Spills.
 func (tc *Toolchain) Compile(ctx context.Context, src Source, targets []string, threads int, allowSpills bool) (Build, error) {
 	args := NVCCArgs(src.Name, "out.fatbin", targets, threads)
 	fatbin, log, err := tc.run(ctx, src, args, "out.fatbin")
@@ -239,7 +240,7 @@ func (tc *Toolchain) Compile(ctx context.Context, src Source, targets []string, 
 	if !allowSpills {
 		var spills []Resources
 		for _, r := range b.Resources {
-			if r.SpillStores > 0 || r.SpillLoads > 0 {
+			if max(r.SpillStores, r.SpillLoads) > src.Spills[r.Kernel] {
 				spills = append(spills, r)
 			}
 		}

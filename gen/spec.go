@@ -22,8 +22,9 @@ import (
 // Version is the gibbsgen version recorded in every generated file.
 const Version = "0.4.0"
 
-// MaxDim is the largest supported float32 dimension: the largest any sweep
-// strategy of the kernel table supports (internal/kernels says why).
+// MaxDim is the largest supported dimension: the largest any sweep strategy
+// of the kernel table supports, in float32 and float64 alike (the tiled
+// strategy's; internal/kernels says why).
 var MaxDim = kernels.MaxDim(kernels.Float32)
 
 // Spec is a validated request for one generated package.
@@ -83,7 +84,7 @@ func (s Spec) Validate() error {
 		return &SpecError{"dim", fmt.Sprint(s.Dim), fmt.Sprintf("must be an integer from 1 to %d", MaxDim)}
 	}
 	if !slices.Contains(kernels.Generated, s.dtype()) {
-		return &SpecError{"dtype", string(s.DType), fmt.Sprintf("must be one of %v (float64 is not generated yet)", kernels.Generated)}
+		return &SpecError{"dtype", string(s.DType), fmt.Sprintf("must be one of %v", kernels.Generated)}
 	}
 	seenStrategy := map[kernels.Strategy]bool{}
 	for _, st := range s.Strategies {
@@ -92,7 +93,7 @@ func (s Spec) Validate() error {
 			return &SpecError{"strategy", st.String(), fmt.Sprintf("must be one of %v", kernels.Strategies())}
 		}
 		if !k.Supports(s.Dim, s.dtype()) {
-			return &SpecError{"strategy", st.String(), fmt.Sprintf("supports dims 1 to %d in %v", k.MaxDim, k.DTypes)}
+			return &SpecError{"strategy", st.String(), "supports " + k.DimsString()}
 		}
 		if seenStrategy[st] {
 			return &SpecError{"strategy", st.String(), "is listed twice"}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gibbsgen/gibbsgen/gen"
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
 // specOK is a valid spec; each case of TestValidate breaks one field.
@@ -19,6 +20,11 @@ func TestValidateAccepts(t *testing.T) {
 		func(s *gen.Spec) {},
 		func(s *gen.Spec) { s.Dim = 1 },
 		func(s *gen.Spec) { s.Dim = gen.MaxDim },
+		func(s *gen.Spec) { s.Dim, s.DType = gen.MaxDim, kernels.Float64 },
+		func(s *gen.Spec) {
+			s.Dim, s.DType, s.Strategies = 32, kernels.Float64, []kernels.Strategy{kernels.SharedMemory}
+		},
+		func(s *gen.Spec) { s.Dim, s.Strategies = 65, []kernels.Strategy{kernels.Tiled} },
 		func(s *gen.Spec) { s.Arch = nil },
 		func(s *gen.Spec) { s.Arch = []string{"sm_90a", "compute_90a"} },
 		func(s *gen.Spec) { s.Package = "_p" },
@@ -40,7 +46,7 @@ func TestValidateAccepts(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	const (
-		dimRule   = "must be an integer from 1 to 64"
+		dimRule   = "must be an integer from 1 to 1024"
 		identRule = "must be a valid Go identifier"
 		archRule  = "entries must look like sm_80 (machine code) or compute_90 (PTX)"
 	)
@@ -52,8 +58,17 @@ func TestValidate(t *testing.T) {
 	}{
 		{func(s *gen.Spec) { s.Dim = 0 }, "dim", "0", dimRule},
 		{func(s *gen.Spec) { s.Dim = -3 }, "dim", "-3", dimRule},
-		{func(s *gen.Spec) { s.Dim = gen.MaxDim + 1 }, "dim", "65", dimRule},
+		{func(s *gen.Spec) { s.Dim = gen.MaxDim + 1 }, "dim", "1025", dimRule},
 		{func(s *gen.Spec) { s.Dim = 1 << 40 }, "dim", fmt.Sprint(1 << 40), dimRule},
+		{func(s *gen.Spec) { s.DType = "half" }, "dtype", "half", "must be one of [float32 float64]"},
+		{func(s *gen.Spec) { s.DType = "float16" }, "dtype", "float16", "must be one of [float32 float64]"},
+		{func(s *gen.Spec) { s.Dim, s.Strategies = 65, []kernels.Strategy{kernels.SharedMemory} }, "strategy", "shared", "supports dims 1 to 64 in float32, dims 1 to 32 in float64"},
+		{func(s *gen.Spec) {
+			s.Dim, s.DType, s.Strategies = 33, kernels.Float64, []kernels.Strategy{kernels.SharedMemory}
+		}, "strategy", "shared", "dims 1 to 32 in float64"},
+		{func(s *gen.Spec) {
+			s.Dim, s.DType, s.Strategies = 17, kernels.Float64, []kernels.Strategy{kernels.ConstMemory}
+		}, "strategy", "const", "dims 1 to 16 in float64"},
 		{func(s *gen.Spec) { s.Package = "func" }, "pkg", "func", "is a Go keyword"},
 		{func(s *gen.Spec) { s.Package = "package" }, "pkg", "package", "is a Go keyword"},
 		{func(s *gen.Spec) { s.Package = "9lives" }, "pkg", "9lives", identRule},

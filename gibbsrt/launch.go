@@ -100,7 +100,7 @@ func (s *Sampler[T]) launch(l cuda.Locked, k *kernels.Kernel, e kernels.Entry, u
 	if err := checkArgs(name, params, args); err != nil {
 		return err
 	}
-	g := k.Geometry
+	g := k.Launch(s.m.Dim)
 	blocks := g.Blocks(units)
 	if blocks > maxGridX {
 		return fmt.Errorf("gibbsrt: %d %s need %d blocks of kernel %s, over CUDA's grid limit %d", units, g.Unit, blocks, name, maxGridX)

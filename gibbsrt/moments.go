@@ -15,10 +15,12 @@ import (
 // depends only on the number of rows, and TraceMoments computes the same
 // operations in the same order on the CPU, so the two agree bit for bit.
 
-// momentPlan returns the rows per block and the number of blocks for n rows.
-func momentPlan(n int) (perBlock, blocks int) {
-	tile := kernels.MomentTile
-	per := (n + kernels.MomentBlocks - 1) / kernels.MomentBlocks
+// momentPlan returns the rows per block and the number of blocks for n rows
+// of k coordinates of T.
+func momentPlan[T Float](n, k int) (perBlock, blocks int) {
+	tile := kernels.MomentRows(k, dtypeOf[T]())
+	nb := kernels.MomentBlockCount(k)
+	per := (n + nb - 1) / nb
 	per = max(tile, (per+tile-1)/tile*tile)
 	return per, (n + per - 1) / per
 }
@@ -31,7 +33,7 @@ func TraceMoments[T Float](records []T, k int) (*mcstat.Moments, error) {
 		return nil, fmt.Errorf("gibbsrt: %d values are not whole rows of %d coordinates", len(records), k)
 	}
 	n := len(records) / k
-	per, blocks := momentPlan(n)
+	per, blocks := momentPlan[T](n, k)
 	partials := make([]float64, blocks*(1+k+k*k))
 	for b := 0; b < blocks; b++ {
 		blockMoments(records, k, b*per, min(n, (b+1)*per), partials[b*(1+k+k*k):])
@@ -43,7 +45,7 @@ func TraceMoments[T Float](records []T, k int) (*mcstat.Moments, error) {
 // float64 conversions keep Go from fusing a product into a sum, which the
 // kernel does not do either.
 func blockMoments[T Float](x []T, k, lo, hi int, out []float64) {
-	tile := kernels.MomentTile
+	tile := kernels.MomentRows(k, dtypeOf[T]())
 	tmean, bmean, delta := make([]float64, k), make([]float64, k), make([]float64, k)
 	m2 := make([]float64, k*k)
 	count := 0.0
@@ -123,7 +125,7 @@ func (s *Sampler[T]) TraceMoments(t *DeviceTrace[T]) (*mcstat.Moments, error) {
 	if n == 0 {
 		return mcstat.NewMoments(cols)
 	}
-	per, blocks := momentPlan(n)
+	per, blocks := momentPlan[T](n, cols)
 	partials := make([]float64, blocks*(1+cols+cols*cols))
 	err = s.ctx.Do(func(l cuda.Locked) error {
 		bytes := uint64(len(partials)) * 8

@@ -3,6 +3,8 @@ package gibbsrt
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
@@ -45,7 +47,8 @@ func CheckSweepArgs(dim, lenX, sweeps int, st Stream) (chains int, err error) {
 // Reference is the pure-Go twin of the CUDA kernels: the same random stream,
 // the same update order and the same rounding to T, so its results equal
 // the GPU's bit for bit. It is safe for concurrent use once the model is set,
-// provided callers pass disjoint state slices.
+// provided callers pass disjoint state slices; a large call sweeps its
+// chains on every CPU.
 //
 // The normals are the stream's float32 values (Normals4) converted to T,
 // which is exact; a float64 stream drawn from more bits would be a new
@@ -172,56 +175,80 @@ func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T, c
 		kind = Symmetric
 	}
 	ext := r.p.ext() || ch.table != nil
-	pos := make([]T, d)       // the chain in the current frame's order
-	z := make([]T, Stride(d)) // a pass's normals, by position
-	y := make([]T, d)         // a Chebyshev iteration's start
-	for c := 0; c < chains; c++ {
-		xc := x[c*d : (c+1)*d]
-		cur := 0
-		if kind == Backward {
-			cur = 1
-		}
-		toFrame(pos, xc, cur)
-		rec := 0
-		for k := 0; k < sweeps; k++ {
-			s := st.Sweep + uint64(k)
-			if ch.table != nil {
-				copy(y, pos) // in frame 0: iterations start and end there
+	run := func(lo, hi int) {
+		pos := make([]T, d)       // the chain in the current frame's order
+		z := make([]T, Stride(d)) // a pass's normals, by position
+		y := make([]T, d)         // a Chebyshev iteration's start
+		for c := lo; c < hi; c++ {
+			xc := x[c*d : (c+1)*d]
+			cur := 0
+			if kind == Backward {
+				cur = 1
 			}
-			for h := 0; h < passes(kind); h++ {
-				f := cur
-				if kind == Symmetric {
-					f = h
-				}
-				if f != cur {
-					reverse(pos)
-					cur = f
-				}
-				g := T(1)
+			toFrame(pos, xc, cur)
+			rec := 0
+			for k := 0; k < sweeps; k++ {
+				s := st.Sweep + uint64(k)
 				if ch.table != nil {
-					g = ch.table[kernels.ChebyshevStride*k+h]
+					copy(y, pos) // in frame 0: iterations start and end there
 				}
-				passNormals(z, st.Seed, st.Chain+uint64(c), s, d, f)
-				co.pass(pos, z, f, g, ext)
-			}
-			if ch.table != nil {
-				if cur == 1 {
-					reverse(pos)
-					cur = 0
+				for h := 0; h < passes(kind); h++ {
+					f := cur
+					if kind == Symmetric {
+						f = h
+					}
+					if f != cur {
+						reverse(pos)
+						cur = f
+					}
+					g := T(1)
+					if ch.table != nil {
+						g = ch.table[kernels.ChebyshevStride*k+h]
+					}
+					passNormals(z, st.Seed, st.Chain+uint64(c), s, d, f)
+					co.pass(pos, z, f, g, ext)
 				}
-				chebyshevCombine(pos, y, ch.prev[c*d:(c+1)*d], ch.table[kernels.ChebyshevStride*k:])
-			}
-			if tr != nil && (s+1)%uint64(sh.thin) == 0 {
-				if sh.traced(c) {
-					toFrame(xc, pos, cur)
-					record(sh, out, rec, c, xc)
+				if ch.table != nil {
+					if cur == 1 {
+						reverse(pos)
+						cur = 0
+					}
+					chebyshevCombine(pos, y, ch.prev[c*d:(c+1)*d], ch.table[kernels.ChebyshevStride*k:])
 				}
-				rec++
+				if tr != nil && (s+1)%uint64(sh.thin) == 0 {
+					if sh.traced(c) {
+						toFrame(xc, pos, cur)
+						record(sh, out, rec, c, xc)
+					}
+					rec++
+				}
 			}
+			toFrame(xc, pos, cur)
 		}
-		toFrame(xc, pos, cur)
 	}
+	parallelChains(chains, sweeps*d*d, run)
 	return records, nil
+}
+
+// parallelChains runs run over chains 0..chains-1 in ranges on every CPU
+// when the work (chains × cost each) is large enough to pay for it; each
+// chain is independent, and each range's scratch its own, so the results
+// do not depend on the split.
+func parallelChains(chains, cost int, run func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), chains)
+	if workers < 2 || chains*cost < 1<<22 {
+		run(0, chains)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			run(lo, hi)
+		}(w*chains/workers, (w+1)*chains/workers)
+	}
+	wg.Wait()
 }
 
 // passes is the number of passes of a sweep of kind k.

@@ -218,6 +218,11 @@ func (s *Sampler[T]) install(p *plan[T]) error {
 		kernels.SymbolOffset: co.Offset, kernels.SymbolScale: co.Scale,
 		kernels.SymbolKeep: {co.Keep},
 	}
+	for _, sym := range kernels.SymbolsOf(s.kernels) {
+		if sym.Name == kernels.SymbolWeightTile {
+			tables[sym.Name] = co.TileTable()
+		}
+	}
 	err := s.ctx.Do(func(l cuda.Locked) error {
 		for _, sym := range kernels.SymbolsOf(s.kernels) {
 			data := tables[sym.Name]

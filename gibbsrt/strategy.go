@@ -29,6 +29,12 @@ const (
 	// background (see Sampler.Specialization). Auto runs it once it is
 	// compiled, wherever it would run SharedMemory.
 	Specialized = kernels.Specialized
+	// Tiled runs one chain per warp with the state in registers spread over
+	// the warp's lanes, and streams the weights through shared memory in
+	// tiles shared by the block's warps. It serves every dim up to 1024 and
+	// is the only strategy beyond the thread-per-chain limits (dim 64 in
+	// float32, 32 in float64).
+	Tiled = kernels.Tiled
 )
 
 // Strategies returns every strategy this runtime knows, Auto excluded.

@@ -38,4 +38,6 @@ static inline float __fmul_rn(float a, float b) { return a * b; }
 static inline float __fmaf_rn(float a, float b, float c) { return std::fmaf(a, b, c); }
 static inline float __fsqrt_rn(float a) { return std::sqrt(a); }
 static inline float __int2float_rn(int i) { return (float)i; }
+static inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+static inline double __int2double_rn(int i) { return (double)i; }
 static inline float __uint2float_rn(unsigned i) { return (float)i; }

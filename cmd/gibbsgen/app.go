@@ -62,7 +62,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		HideHelpCommand:       true,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dim", Usage: fmt.Sprintf("state dimension, an integer from 1 to %d (required)", gen.MaxDim)},
-			&cli.StringFlag{Name: "dtype", Value: "float32", Usage: "element type of the state and tables; float32 (float64 is not generated yet)"},
+			&cli.StringFlag{Name: "dtype", Value: "float32", Usage: "element type of the state and tables: float32 or float64"},
 			&cli.StringFlag{Name: "strategy", Usage: "comma-separated sweep strategies to compile, from " + strategyNames() + " (default: every one that supports the dim)"},
 			&cli.StringFlag{Name: "pkg", Usage: "Go package name (default gibbs<dim>)"},
 			&cli.StringFlag{Name: "out", Usage: "output directory (default ./<pkg>)"},
@@ -72,7 +72,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print the ptxas resource report"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
-		Action:       func(c *cli.Context) error { return generate(c, stdout) },
+		Action:       func(c *cli.Context) error { return generate(c, stdout, stderr) },
 	}
 }
 
@@ -113,7 +113,7 @@ func specFromFlags(c *cli.Context) (gen.Spec, error) {
 	}
 	dt, err := kernels.ParseDType(strings.TrimSpace(c.String("dtype")))
 	if err != nil {
-		return gen.Spec{}, &gen.SpecError{Flag: "dtype", Value: c.String("dtype"), Rule: fmt.Sprintf("must be one of %v (float64 is not generated yet)", kernels.Generated)}
+		return gen.Spec{}, &gen.SpecError{Flag: "dtype", Value: c.String("dtype"), Rule: fmt.Sprintf("must be one of %v", kernels.Generated)}
 	}
 	s.DType = dt
 	if c.IsSet("strategy") {
@@ -136,7 +136,7 @@ func specFromFlags(c *cli.Context) (gen.Spec, error) {
 	return s, s.Validate()
 }
 
-func generate(c *cli.Context, stdout io.Writer) error {
+func generate(c *cli.Context, stdout, stderr io.Writer) error {
 	s, err := specFromFlags(c)
 	if err != nil {
 		return err
@@ -150,7 +150,13 @@ func generate(c *cli.Context, stdout io.Writer) error {
 		return err
 	}
 	n, _ := threads(c) // validated by specFromFlags
+	targets := "the default targets"
+	if len(s.Arch) > 0 {
+		targets = strings.Join(s.Arch, ",")
+	}
+	stop := startProgress(stderr, fmt.Sprintf("%s (dim %d, %s) with nvcc for %s", s.Package, s.Dim, c.String("dtype"), targets), progressEvery)
 	pkg, b, err := gen.Generate(ctx, s, tc, n)
+	stop()
 	if err != nil {
 		return err
 	}

@@ -36,12 +36,12 @@ type TB interface {
 type sweepFunc[T gibbsrt.Float] func(x []T, sweeps int, st gibbsrt.Stream) error
 
 // Distribution runs the closed-form distribution checks on the CPU twin at a
-// small size (4000 chains per target).
+// small size (4000 chains per target up to dim 64; see cpuChains beyond).
 func Distribution[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	rng := rand.New(rand.NewPCG(uint64(h.Dim), 2))
-	for _, m := range Targets(h.Dim, rng) {
+	for _, m := range targetsFor(h.Dim, rng) {
 		t.Run(m.Name, func(t *testing.T) {
-			CheckDistribution(t, m, h.reference(t, m).Sweep, 4000, rng)
+			CheckDistribution(t, m, h.reference(t, m).Sweep, cpuChains(4000, h.Dim, 256), rng)
 		})
 	}
 }

@@ -95,7 +95,7 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	})
 
 	for _, s := range strategies(g) {
-		for _, chains := range []int{1, 31, 127, 128, 129, 1000, 4097} {
+		for _, chains := range twinBatches(d) {
 			for _, sweeps := range []int{1, 7} {
 				t.Run(fmt.Sprintf("%v/B=%d/sweeps=%d", s, chains, sweeps), func(t *testing.T) {
 					if err := g.SetStrategy(s); err != nil {
@@ -473,11 +473,6 @@ func GPUClose[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	}
 }
 
-// gpuChains is the batch of the GPU distribution tests: a million chains
-// makes the bounds about 25 times tighter than the CPU suite's 4000
-// (variance errors of about 1% are caught).
-const gpuChains = 1 << 20
-
 // GPUDistribution runs the closed-form distribution checks on the GPU at a
 // million chains per target, checks the GPU equals the CPU twin exactly
 // after 1, 10 and 1000 sweeps on each target, and checks the device's
@@ -486,20 +481,23 @@ func GPUDistribution[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	g := OpenGPU(t, h)
 	d := h.Dim
 	rng := rand.New(rand.NewPCG(uint64(d), 5))
-	for _, m := range Targets(d, rng) {
+	for _, m := range targetsFor(d, rng) {
 		t.Run(m.Name, func(t *testing.T) {
 			if err := g.SetModel(m.Rows(), m.Mu); err != nil {
 				t.Fatal(err)
 			}
-			CheckDistribution(t, m, g.Sweep, gpuChains, rng)
+			CheckDistribution(t, m, g.Sweep, gpuDistChains(d), rng)
 
 			ref := h.reference(t, m)
-			const chains = 64
+			chains, drift := 64, driftSweeps
+			if d > largeDim {
+				chains, drift = 16, []int{1, 10, 100}
+			}
 			x := ExactDraws[T](m, chains, rng)
 			y := append([]T(nil), x...)
 			st := gibbsrt.Stream{Seed: rng.Uint64()}
 			done := 0
-			for _, target := range driftSweeps {
+			for _, target := range drift {
 				n := target - done
 				if err := g.Sweep(x, n, st); err != nil {
 					t.Fatal(err)

@@ -5,6 +5,9 @@
 package gibbstest
 
 import (
+	"runtime"
+	"sync"
+
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
 
 	"fmt"
@@ -196,7 +199,9 @@ func Targets(dim int, rng *rand.Rand) []Model {
 }
 
 // ExactDraws returns chains independent draws from N(mu, Σ) as a row-major
-// state, using the Cholesky factor of Σ.
+// state, using the Cholesky factor of Σ. It draws in chunks of 4096 chains
+// on every CPU, each chunk from a generator seeded by rng in order, so the
+// draws depend on rng alone.
 func ExactDraws[T gibbsrt.Float](m Model, chains int, rng *rand.Rand) []T {
 	n := m.Q.SymmetricDim()
 	var ch mat.Cholesky
@@ -206,19 +211,40 @@ func ExactDraws[T gibbsrt.Float](m Model, chains int, rng *rand.Rand) []T {
 	var l mat.TriDense
 	ch.LTo(&l)
 	x := make([]T, chains*n)
-	g := make([]float64, n)
-	for c := 0; c < chains; c++ {
-		for i := range g {
-			g[i] = rng.NormFloat64()
-		}
-		for i := 0; i < n; i++ {
-			v := m.Mu[i]
-			for j := 0; j <= i; j++ {
-				v += l.At(i, j) * g[j]
-			}
-			x[c*n+i] = T(v)
-		}
+	const chunk = 4096
+	seeds := make([]uint64, (chains+chunk-1)/chunk)
+	for i := range seeds {
+		seeds[i] = rng.Uint64()
 	}
+	next := make(chan int, len(seeds))
+	for i := range seeds {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(seeds)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g := make([]float64, n)
+			for i := range next {
+				r := rand.New(rand.NewPCG(seeds[i], uint64(i)))
+				for c := i * chunk; c < min(chains, (i+1)*chunk); c++ {
+					for k := range g {
+						g[k] = r.NormFloat64()
+					}
+					for a := 0; a < n; a++ {
+						v := m.Mu[a]
+						for b := 0; b <= a; b++ {
+							v += l.At(a, b) * g[b]
+						}
+						x[c*n+a] = T(v)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	return x
 }
 

@@ -25,8 +25,11 @@ const maxDriftSD = 1e-2
 func Numerics[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	d := h.Dim
 	rng := rand.New(rand.NewPCG(uint64(d), 4))
-	const chains = 16
-	for _, m := range Targets(d, rng) {
+	chains, drift := 16, driftSweeps
+	if d > largeDim {
+		chains, drift = 4, []int{1, 10, 100}
+	}
+	for _, m := range targetsFor(d, rng) {
 		t.Run(m.Name, func(t *testing.T) {
 			r := h.reference(t, m)
 			x32 := ExactDraws[T](m, chains, rng)
@@ -37,7 +40,7 @@ func Numerics[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			q := m.Rows()
 			st := gibbsrt.Stream{Seed: rng.Uint64()}
 			done := 0
-			for _, target := range driftSweeps {
+			for _, target := range drift {
 				n := target - done
 				if err := r.Sweep(x32, n, st); err != nil {
 					t.Fatal(err)

@@ -44,10 +44,22 @@ func SchemeOperator(m Model, k gibbsrt.SweepKind, omega float64) *mat.Dense {
 
 // schemeTargets are the models the scheme checks run on: a strongly
 // correlated chain and an ill-conditioned dense model, where over-relaxed
-// sweeps differ most from plain ones.
+// sweeps differ most from plain ones (beyond largeDim, the chain alone).
 func schemeTargets(dim int, rng *rand.Rand) []Model {
 	mu := NonzeroMean(dim)
+	if dim > largeDim {
+		return []Model{AR1(dim, 0.95, mu)}
+	}
 	return []Model{AR1(dim, 0.95, mu), RandomSPD(dim, 1e4, rng, mu)}
+}
+
+// schemesFor is Schemes, or beyond largeDim the extremes of them: a
+// strongly over-relaxed forward sweep and an over-relaxed symmetric one.
+func schemesFor(dim int) []gibbsrt.Scheme {
+	if dim > largeDim {
+		return []gibbsrt.Scheme{Schemes[2], Schemes[5]}
+	}
+	return Schemes
 }
 
 // Relaxed runs the closed-form checks of the schemes on the CPU twin at
@@ -57,8 +69,9 @@ func schemeTargets(dim int, rng *rand.Rand) []Model {
 // form.
 func Relaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	rng := rand.New(rand.NewPCG(uint64(h.Dim), 11))
+	chains := cpuChains(4000, h.Dim, 256)
 	for _, m := range schemeTargets(h.Dim, rng) {
-		for _, sc := range Schemes {
+		for _, sc := range schemesFor(h.Dim) {
 			t.Run(fmt.Sprintf("%s/%v ω=%v", m.Name, sc.Kind, sc.Omega), func(t *testing.T) {
 				r := h.NewReference()
 				if err := r.SetScheme(sc); err != nil {
@@ -67,7 +80,7 @@ func Relaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 				if err := r.SetModel(m.Rows(), m.Mu); err != nil {
 					t.Fatal(err)
 				}
-				CheckSchemeDistribution(t, m, r.Sweep, 4000, rng, SchemeOperator(m, sc.Kind, sc.Omega))
+				CheckSchemeDistribution(t, m, r.Sweep, chains, rng, SchemeOperator(m, sc.Kind, sc.Omega))
 			})
 		}
 		t.Run(m.Name+"/Chebyshev", func(t *testing.T) {
@@ -82,7 +95,7 @@ func Relaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			if !ok {
 				t.Skip("the package's Reference has no SweepChebyshev")
 			}
-			CheckChebyshev(t, m, cr.SweepChebyshev, 4000, rng, 1.2)
+			CheckChebyshev(t, m, cr.SweepChebyshev, chains, rng, 1.2)
 		})
 	}
 }
@@ -202,7 +215,7 @@ func GPURelaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	rng := rand.New(rand.NewPCG(uint64(d), 13))
 	m := RandomSPD(d, 100, rng, NonzeroMean(d))
 	st := gibbsrt.Stream{Seed: 0x0f1e2d3c4b5a6978, Sweep: 1<<40 + 3, Chain: 1<<33 + 9}
-	schemes := append(append([]gibbsrt.Scheme(nil), Schemes...), gibbsrt.Scheme{Kind: gibbsrt.Symmetric})
+	schemes := append(append([]gibbsrt.Scheme(nil), schemesFor(d)...), gibbsrt.Scheme{Kind: gibbsrt.Symmetric})
 	for _, sc := range schemes {
 		ref := h.NewReference()
 		for _, s := range []interface{ SetScheme(gibbsrt.Scheme) error }{ref, g} {
@@ -227,7 +240,11 @@ func GPURelaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 				if err := g.SetStrategy(s); err != nil {
 					t.Fatal(err)
 				}
-				for _, chains := range []int{1, 129, 1000, 4097} {
+				batches := []int{1, 129, 1000, 4097}
+				if d > largeDim {
+					batches = twinBatches(d)
+				}
+				for _, chains := range batches {
 					for _, sweeps := range []int{1, 3} {
 						x0 := randomState[T](rng, chains, d)
 						want := append([]T(nil), x0...)
@@ -292,8 +309,9 @@ func GPURelaxedDistribution[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	g := OpenGPU(t, h)
 	rt := g.Runtime()
 	rng := rand.New(rand.NewPCG(uint64(h.Dim), 17))
+	chains := gpuDistChains(h.Dim)
 	for _, m := range schemeTargets(h.Dim, rng) {
-		for _, sc := range Schemes {
+		for _, sc := range schemesFor(h.Dim) {
 			t.Run(fmt.Sprintf("%s/%v ω=%v", m.Name, sc.Kind, sc.Omega), func(t *testing.T) {
 				if err := g.SetScheme(sc); err != nil {
 					t.Fatal(err)
@@ -301,7 +319,7 @@ func GPURelaxedDistribution[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 				if err := g.SetModel(m.Rows(), m.Mu); err != nil {
 					t.Fatal(err)
 				}
-				CheckSchemeDistribution(t, m, g.Sweep, gpuChains, rng, SchemeOperator(m, sc.Kind, sc.Omega))
+				CheckSchemeDistribution(t, m, g.Sweep, chains, rng, SchemeOperator(m, sc.Kind, sc.Omega))
 			})
 		}
 		t.Run(m.Name+"/Chebyshev", func(t *testing.T) {
@@ -311,7 +329,7 @@ func GPURelaxedDistribution[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			if err := g.SetModel(m.Rows(), m.Mu); err != nil {
 				t.Fatal(err)
 			}
-			CheckChebyshev(t, m, rt.SweepChebyshevHost, gpuChains, rng, 1.2)
+			CheckChebyshev(t, m, rt.SweepChebyshevHost, chains, rng, 1.2)
 		})
 	}
 	if err := g.SetScheme(gibbsrt.Plain); err != nil {

@@ -770,8 +770,10 @@ func kernelParams(args []any) (vals []uint64, ptrs []unsafe.Pointer, err error) 
 			*(*int32)(p) = v
 		case float32:
 			*(*float32)(p) = v
+		case float64:
+			*(*float64)(p) = v
 		default:
-			return nil, nil, fmt.Errorf("gibbsrt: kernel argument %d has unsupported type %T (want DevicePtr, uint64, int64, uint32, int32 or float32)", i, a)
+			return nil, nil, fmt.Errorf("gibbsrt: kernel argument %d has unsupported type %T (want DevicePtr, uint64, int64, uint32, int32, float32 or float64)", i, a)
 		}
 		ptrs[i] = p
 	}
@@ -780,7 +782,7 @@ func kernelParams(args []any) (vals []uint64, ptrs []unsafe.Pointer, err error) 
 
 // Launch launches f on the null stream with the given grid and block
 // dimensions and dynamic shared memory. args are the kernel arguments in
-// order, each a DevicePtr, uint64, int64, uint32, int32 or float32, passed
+// order, each a DevicePtr, uint64, int64, uint32, int32, float32 or float64, passed
 // by value as the matching C type. The launch is asynchronous: errors in
 // the kernel itself surface at the next synchronizing call.
 func (c *Context) Launch(f Function, grid, block [3]uint32, sharedBytes uint32, args ...any) error {

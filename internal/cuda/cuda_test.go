@@ -228,7 +228,7 @@ func TestOpenContextClosedErrors(t *testing.T) {
 }
 
 func TestLaunchArgumentPacking(t *testing.T) {
-	args := []any{DevicePtr(0xdead_beef_0000), uint64(math.MaxUint64), int64(-2), uint32(7), int32(-3), float32(1.5)}
+	args := []any{DevicePtr(0xdead_beef_0000), uint64(math.MaxUint64), int64(-2), uint32(7), int32(-3), float32(1.5), -0.1}
 	vals, ptrs, err := kernelParams(args)
 	if err != nil {
 		t.Fatal(err)
@@ -262,6 +262,9 @@ func TestLaunchArgumentPacking(t *testing.T) {
 	if got := *(*float32)(ptrs[5]); got != 1.5 {
 		t.Errorf("float32 packed as %v", got)
 	}
+	if got := *(*float64)(ptrs[6]); got != -0.1 {
+		t.Errorf("float64 packed as %v", got)
+	}
 	if v, p, err := kernelParams(nil); v != nil || p != nil || err != nil {
 		t.Errorf("kernelParams(nil) = %v, %v, %v", v, p, err)
 	}
@@ -271,7 +274,7 @@ func TestLaunchRejectsUnsupportedArgumentTypes(t *testing.T) {
 	type myUint32 uint32
 	var f float32
 	for _, bad := range []any{
-		int(1), uint(1), uintptr(1), float64(1), int16(1), uint8(1), true, "s",
+		int(1), uint(1), uintptr(1), complex64(1), int16(1), uint8(1), true, "s",
 		nil, &f, []float32{1}, unsafe.Pointer(&f), myUint32(1), Function(1),
 	} {
 		_, _, err := kernelParams([]any{DevicePtr(1), bad})
@@ -280,7 +283,7 @@ func TestLaunchRejectsUnsupportedArgumentTypes(t *testing.T) {
 			continue
 		}
 		msg := err.Error()
-		if !strings.Contains(msg, "kernel argument 1 has unsupported type") || !strings.Contains(msg, "DevicePtr, uint64, int64, uint32, int32 or float32") {
+		if !strings.Contains(msg, "kernel argument 1 has unsupported type") || !strings.Contains(msg, "DevicePtr, uint64, int64, uint32, int32, float32 or float64") {
 			t.Errorf("error for %T = %q", bad, msg)
 		}
 	}
@@ -294,9 +297,9 @@ func TestLaunchRejectsUnsupportedArgumentTypes(t *testing.T) {
 		t.Error("Launch accepted a nil Function")
 	}
 	// So does Locked.Launch, used inside Do.
-	err = Locked{c}.Launch(1, [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, 0, float64(1))
-	if err == nil || !strings.Contains(err.Error(), "kernel argument 0 has unsupported type float64") {
-		t.Errorf("launch with a float64 argument: %v", err)
+	err = Locked{c}.Launch(1, [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, 0, complex64(1))
+	if err == nil || !strings.Contains(err.Error(), "kernel argument 0 has unsupported type complex64") {
+		t.Errorf("launch with a complex64 argument: %v", err)
 	}
 }
 

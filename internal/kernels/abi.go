@@ -10,9 +10,8 @@ const (
 	Float64 DType = "float64"
 )
 
-// Generated lists the dtypes gibbsgen generates today; float64 comes with
-// its own kernels and stream.
-var Generated = []DType{Float32}
+// Generated lists the dtypes gibbsgen generates.
+var Generated = []DType{Float32, Float64}
 
 // CType is the C name of the type.
 func (d DType) CType() string {
@@ -49,11 +48,12 @@ func Stride(dim int) int { return (dim + 3) &^ 3 }
 // the reversed order (position p is coordinate dim-1-p), which backward
 // passes use (README, "Sweeps").
 const (
-	SymbolWeight  = "gibbs_weight"        // __constant__, [2][dim*stride]
-	SymbolWeightG = "gibbs_weight_global" // __device__, same contents
-	SymbolOffset  = "gibbs_offset"        // __constant__, [2][dim]
-	SymbolScale   = "gibbs_scale"         // __constant__, [2][dim]
-	SymbolKeep    = "gibbs_keep"          // __constant__, [1]
+	SymbolWeight     = "gibbs_weight"        // __constant__, [2][dim*stride]
+	SymbolWeightG    = "gibbs_weight_global" // __device__, same contents
+	SymbolOffset     = "gibbs_offset"        // __constant__, [2][dim]
+	SymbolScale      = "gibbs_scale"         // __constant__, [2][dim]
+	SymbolKeep       = "gibbs_keep"          // __constant__, [1]
+	SymbolWeightTile = "gibbs_weight_tile"   // __device__, [2][dim][Tile.Row], the tiled kernel's layout
 )
 
 // Frames is the number of frames in each table but gibbs_keep.
@@ -80,6 +80,10 @@ func Symbols() []Symbol {
 		{SymbolOffset, "constant", vector, fixed("offset[f*dim + i] = omega*(mu_i - sum_{j!=i} c_ij*mu_j), c_ij = -Q[i][j]/Q[i][i], computed in float64, for position i of frame f")},
 		{SymbolScale, "constant", vector, fixed("scale[f*dim + i] = sqrt(omega*(2-omega))/sqrt(Q[i][i]) for position i of frame f: the conditional standard deviation at omega = 1")},
 		{SymbolKeep, "constant", func(int) int { return 1 }, fixed("keep = 1 - omega, the weight of a coordinate's old value in its over-relaxed update (the Ext entry points)")},
+		{SymbolWeightTile, "global", func(d int) int { return Frames * d * TileShape(d, Float32).Row }, func(d int) string {
+			t := TileShape(d, Float32)
+			return fmt.Sprintf("the weights of gibbs_weight by rows of %d elements: weight[f][j][k] at (f*%d + j)*%d + (v*%d + l)*VW + c for k = %d*l + VW*v + c, VW = 4 (float32) or 2 (float64)", t.Row, d, t.Row, t.P, t.S)
+		}},
 	}
 }
 

@@ -14,6 +14,7 @@ package kernels
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Strategy selects how a sweep runs on the GPU. Every strategy draws the
@@ -29,6 +30,7 @@ const (
 	SharedMemory
 	WarpPerChain
 	Specialized
+	Tiled
 )
 
 func (s Strategy) String() string {
@@ -139,30 +141,47 @@ type Kernel struct {
 
 	Params   []Param
 	Geometry Geometry
-	Symbols  []string // the module tables it reads (see Symbols)
+	// GeometryOf, if set, is the launch shape for a dim, in place of
+	// Geometry (the tiled kernel's chains per block depend on it).
+	GeometryOf func(dim int) Geometry
+	Symbols    []string // the module tables it reads (see Symbols)
 
-	MaxDim int     // largest dim it supports; why is in the comment of its row
-	DTypes []DType // element types it supports
+	// Dims is the largest dim it supports in each dtype it supports; why
+	// is in the comment of its row.
+	Dims map[DType]int
 
 	// For sweep strategies: Auto tries the module's strategies in
 	// increasing AutoRank and runs the first whose Prefer holds, or the
 	// last it tried if none does. AutoDoc says when, for the docs.
 	AutoRank int
-	Prefer   func(Shape) bool
-	AutoDoc  string
+	// Spills, where set, gives the spill bytes ptxas may report for an
+	// entry point at dim and dtype without failing the build: a measured
+	// exception, explained at the row. Nil means none.
+	Spills  func(dim int, dt DType) map[string]int
+	Prefer  func(Shape) bool
+	AutoDoc string
 }
 
 // Supports reports whether the kernel can be generated for dim and dt.
-func (k *Kernel) Supports(dim int, dt DType) bool {
-	if dim < 1 || dim > k.MaxDim {
-		return false
-	}
-	for _, d := range k.DTypes {
-		if d == dt {
-			return true
+func (k *Kernel) Supports(dim int, dt DType) bool { return dim >= 1 && dim <= k.Dims[dt] }
+
+// DimsString says which dims and dtypes k supports, for messages.
+func (k *Kernel) DimsString() string {
+	var parts []string
+	for _, dt := range []DType{Float32, Float64} {
+		if n := k.Dims[dt]; n > 0 {
+			parts = append(parts, fmt.Sprintf("dims 1 to %d in %s", n, dt))
 		}
 	}
-	return false
+	return strings.Join(parts, ", ")
+}
+
+// Launch returns k's launch shape for dim.
+func (k *Kernel) Launch(dim int) Geometry {
+	if k.GeometryOf != nil {
+		return k.GeometryOf(dim)
+	}
+	return k.Geometry
 }
 
 // Launch geometry compiled into the kernels. The thread-per-chain kernels
@@ -181,24 +200,45 @@ var (
 	onePerBlock    = Geometry{Unit: "blocks", PerBlock: 1, Threads: MomentThreads}
 )
 
-// MomentThreads and MomentTile are the moments kernel's block size and the
-// rows it reduces at a time; MomentBlocks is the most blocks it runs, so
-// that the partial sums, and with them the result, do not depend on the
-// device.
+// MomentThreads is the moments kernel's block size and MomentTile the most
+// rows it reduces at a time, in a tile of MomentTileBytes; MomentBlocks is
+// the most blocks it runs, so that the partial sums, and with them the
+// result, do not depend on the device.
 const (
-	MomentThreads = 256
-	MomentTile    = 128
-	MomentBlocks  = 256
+	MomentThreads   = 256
+	MomentTile      = 128
+	MomentTileBytes = 32768
+	MomentBlocks    = 256
 )
 
-// threadMaxDim is the largest dim of the thread-per-chain kernels: they keep
-// the state and one running sum per coordinate in registers, 2·dim plus
-// about 30 for Philox and addressing; at dim 64 that is about 160 of the
-// 255 a thread may have. Beyond that ptxas spills.
-const threadMaxDim = 64
+// MomentRows is the moments kernel's rows per tile for k coordinates of
+// dt: MomentTile while they fit the tile (k ≤ 64 in float32, 32 in
+// float64), fewer beyond.
+func MomentRows(k int, dt DType) int {
+	return min(MomentTile, max(1, MomentTileBytes/dt.Size()/k))
+}
 
-// constMaxDim is the largest dim of the constant-memory kernel.
-const constMaxDim = 32
+// MomentBlockCount is the most blocks of the moments kernel for k
+// coordinates: MomentBlocks, or fewer where their partial sums, 1+k+k²
+// float64s each, would pass 128 MB (k > 362).
+func MomentBlockCount(k int) int {
+	return min(MomentBlocks, max(1, (128<<20)/(8*(1+k+k*k))))
+}
+
+// threadDims are the largest dims of the thread-per-chain kernels: they
+// keep the state and one running sum per coordinate in registers, 2·dim
+// values plus about 30 registers for Philox and addressing; at dim 64 in
+// float32 that is about 160 of the 255 a thread may have, and ptxas spills
+// beyond it. A float64 value takes two registers: dim 32.
+var threadDims = map[DType]int{Float32: 64, Float64: 32}
+
+// constDims are the largest dims of the constant-memory kernel.
+var constDims = map[DType]int{Float32: 32, Float64: 16}
+
+// anyDims are the largest dims of the kernels that hold no state in
+// registers: the tiled strategy's, and the test and reduction entry
+// points'.
+var anyDims = map[DType]int{Float32: TileMaxDim, Float64: TileMaxDim}
 
 // constCacheBytes is the constant cache's fast level.
 const constCacheBytes = 2048
@@ -232,8 +272,6 @@ var extParams = append(append([]Param(nil), sweepParams...),
 	Param{"trace_index", ConstU32P}, Param{"trace_cols", U32},
 )
 
-var float32Only = []DType{Float32}
-
 // table holds every kernel, in the order the module source defines them. The Auto
 // rule was measured on an H200 (docs/BENCHMARKS.md, run 4): it picks the
 // fastest strategy at every measured shape (dims 8, 32, 64; 4096 and 1M
@@ -252,7 +290,7 @@ var table = []Kernel{
 		// cache's fast level and the kernel runs 3.6 times slower than
 		// shared memory (docs/BENCHMARKS.md, run 1, dim 64), so Auto never
 		// picks it there; generating it would double the compile time.
-		MaxDim: constMaxDim, DTypes: float32Only,
+		Dims: constDims,
 		// Reading the weights where they are skips staging them, which
 		// pays only when a launch is one plain sweep and they fit the
 		// constant cache's fast level (dim ≤ 21, rows padded to 4). The
@@ -273,7 +311,7 @@ var table = []Kernel{
 		Params:   sweepParams,
 		Geometry: threadPerChain,
 		Symbols:  []string{SymbolWeightG, SymbolOffset, SymbolScale, SymbolKeep},
-		MaxDim:   threadMaxDim, DTypes: float32Only,
+		Dims:     threadDims,
 		AutoRank: 3,
 		Prefer:   func(Shape) bool { return true },
 		AutoDoc:  "otherwise",
@@ -286,7 +324,7 @@ var table = []Kernel{
 		},
 		Geometry: threadPerChain,
 		Symbols:  []string{SymbolWeightG, SymbolOffset, SymbolScale},
-		MaxDim:   threadMaxDim, DTypes: float32Only,
+		Dims:     threadDims,
 	},
 	{
 		Name: "gibbs_sweep_warp", Role: Sweep, Block: "kernel_warp",
@@ -298,8 +336,9 @@ var table = []Kernel{
 		Geometry: warpPerChain,
 		Symbols:  []string{SymbolWeightG, SymbolOffset, SymbolScale, SymbolKeep},
 		// One Philox group per lane bounds it at dim 128; the shared
-		// weight array is static, and at 64 it is 16 KB.
-		MaxDim: threadMaxDim, DTypes: float32Only,
+		// weight array is static (at most 48 KB with the normal table):
+		// both frames at dim 64 are 32 KB in float32, 64 KB in float64.
+		Dims:     map[DType]int{Float32: 64, Float64: 48},
 		AutoRank: 1,
 		Prefer: func(s Shape) bool {
 			return s.Chains < warpChainsPerSM*s.Multiprocessors
@@ -314,12 +353,47 @@ var table = []Kernel{
 		Doc:      "as gibbs_sweep_const with the model's coefficients in the instructions and its zero weights' fmas dropped. Shipped as PTX in which each coefficient is a marker on its own line of inline PTX: GGW_k (weight[k], k = j*stride+i), GGO_i (offset[i]), GGS_i (scale[i]); the host writes each as its float32 bits (0fXXXXXXXX), deletes the lines whose GGW_k is a zero weight, and has the driver compile the result (cuLinkCreate … cuLinkComplete in a context of its own, then cuModuleLoadData of the cubin)",
 		Params:   sweepParams,
 		Geometry: threadPerChain,
-		MaxDim:   threadMaxDim, DTypes: float32Only,
+		Dims:     threadDims,
 		// The runtime offers it to Auto only once the model's kernel is
 		// compiled; until then, or if the JIT fails, Auto picks among the rest.
 		AutoRank: 2,
 		Prefer:   func(Shape) bool { return true },
 		AutoDoc:  "once the model's kernel is compiled, wherever shared memory would run",
+	},
+	{
+		Name: "gibbs_sweep_tile", Role: Sweep, Block: "kernel_tile",
+		Traced: "gibbs_sweep_tile_trace", TracedParams: traceParams,
+		Ext: "gibbs_sweep_tile_ext", ExtParams: extParams,
+		Strategy: Tiled, StrategyName: "tile", GoName: "Tiled",
+		Doc:    "as gibbs_sweep_shared, a chain per group of lanes of a warp (kernels.TileShape: P lanes of S positions each), the weights streamed through shared memory a tile of rows at a time from gibbs_weight_tile, whose rows (row j: the weights of position j, in frame f) are laid out by kernels.Tile.TileIndex; for any dim",
+		Params: sweepParams,
+		GeometryOf: func(dim int) Geometry {
+			t := TileShape(dim, Float32)
+			return Geometry{Unit: "chains", PerBlock: t.Chain, Threads: 32 * TileWarps, Note: fmt.Sprintf("%d lanes per chain", t.P)}
+		},
+		Symbols: []string{SymbolWeightTile, SymbolOffset, SymbolScale, SymbolKeep},
+		// Nothing of dim² size is held anywhere; 32 lanes of 32 slots.
+		Dims: anyDims,
+		// The only strategy beyond dim 64 (dim 32 in float64); below, the
+		// others are faster where measured, and Auto reaches it only in a
+		// package generated with it alone.
+		AutoRank: 4,
+		Prefer:   func(Shape) bool { return true },
+		AutoDoc:  "where no other strategy is in the package: beyond dim 64 (float32) or 32 (float64)",
+		// Beyond dim 512 in float64 a lane holds 32 doubles of state and
+		// 32 of sums, 128 of its 255 registers, and ptxas spills a few of
+		// the Ext entry point's scalars: at most 52 bytes of stores and 76
+		// of loads on sm_75..sm_89 (nvcc 11.8), 16 on sm_90. The steps
+		// are unrolled inside a runtime loop over windows of 32, so a
+		// spill load runs at most once per 32 steps (cuobjdump
+		// --dump-sass, sm_90: 8 in the entry point's 37 thousand
+		// instructions).
+		Spills: func(dim int, dt DType) map[string]int {
+			if dt == Float64 && dim > 512 {
+				return map[string]int{"gibbs_sweep_tile_ext": 96}
+			}
+			return nil
+		},
 	},
 	{
 		Name: "gibbs_philox", Role: Philox, Block: "kernel_philox",
@@ -328,7 +402,7 @@ var table = []Kernel{
 			{"in", ConstU32P}, {"out", U32P}, {"n", U32},
 		},
 		Geometry: onePerRecord,
-		MaxDim:   threadMaxDim, DTypes: float32Only,
+		Dims:     anyDims,
 	},
 	{
 		Name: "gibbs_transform", Role: Transform, Block: "kernel_transform",
@@ -337,7 +411,7 @@ var table = []Kernel{
 			{"out", RealP}, {"first", U32}, {"n", U32},
 		},
 		Geometry: onePerRecord,
-		MaxDim:   threadMaxDim, DTypes: float32Only,
+		Dims:     anyDims,
 	},
 	{
 		Name: "gibbs_moments", Role: Moments, Block: "kernel_moments",
@@ -346,7 +420,7 @@ var table = []Kernel{
 			{"rows", ConstRealP}, {"n", U64}, {"k", U32}, {"per_block", U64}, {"partials", F64P},
 		},
 		Geometry: onePerBlock,
-		MaxDim:   threadMaxDim, DTypes: float32Only,
+		Dims:     anyDims,
 	},
 	{
 		Name: "gibbs_normals", Role: Normals, Block: "kernel_normals",
@@ -356,7 +430,7 @@ var table = []Kernel{
 			{"seed", U64}, {"sweep0", U64}, {"chain0", U64},
 		},
 		Geometry: threadPerChain,
-		MaxDim:   threadMaxDim, DTypes: float32Only,
+		Dims:     anyDims,
 	},
 }
 
@@ -429,8 +503,8 @@ func Supported(dim int, dt DType) []*Kernel {
 func MaxDim(dt DType) int {
 	m := 0
 	for _, k := range All() {
-		if k.Role == Sweep && k.Supports(k.MaxDim, dt) {
-			m = max(m, k.MaxDim)
+		if k.Role == Sweep {
+			m = max(m, k.Dims[dt])
 		}
 	}
 	return m

@@ -20,7 +20,7 @@ func TestTableRows(t *testing.T) {
 		if strings.HasPrefix(k.Role.String(), "Role(") {
 			t.Errorf("kernel %s: role %d has no name for the manifest", k.Name, k.Role)
 		}
-		if k.MaxDim < 1 || len(k.DTypes) == 0 || len(k.Params) == 0 || k.Geometry.PerBlock < 1 || k.Geometry.Threads < 1 {
+		if g := k.Launch(64); k.Dims[Float32] < 1 || len(k.Params) == 0 || g.PerBlock < 1 || g.Threads < 1 {
 			t.Errorf("kernel %s: incomplete row %+v", k.Name, k)
 		}
 		for _, p := range k.Params {
@@ -33,8 +33,8 @@ func TestTableRows(t *testing.T) {
 			if k.Strategy == Auto || k.StrategyName == "" || k.GoName == "" || k.Prefer == nil || k.AutoDoc == "" {
 				t.Errorf("sweep kernel %s lacks strategy fields", k.Name)
 			}
-			if k.Ext != k.Name+"_ext" || len(k.ExtParams) != len(k.Params)+9 {
-				t.Errorf("sweep kernel %s: Ext entry point %q with %d parameters", k.Name, k.Ext, len(k.ExtParams))
+			if k.Ext != k.Name+"_ext" || len(k.ExtParams) != len(k.Params)+9 || k.Traced != k.Name+"_trace" || len(k.TracedParams) != len(k.Params)+6 {
+				t.Errorf("sweep kernel %s: entry points %q with %d parameters, %q with %d", k.Name, k.Traced, len(k.TracedParams), k.Ext, len(k.ExtParams))
 			}
 			if got, err := ParseStrategy(k.StrategyName); err != nil || got != k.Strategy {
 				t.Errorf("ParseStrategy(%q) = %v, %v", k.StrategyName, got, err)
@@ -50,11 +50,41 @@ func TestTableRows(t *testing.T) {
 			t.Errorf("Auto's last strategy %s does not hold at %+v: some shapes fall through", last.Name, s)
 		}
 	}
-	if got := Strategies(); !slices.Equal(got, []Strategy{ConstMemory, SharedMemory, WarpPerChain, Specialized}) {
+	if got := Strategies(); !slices.Equal(got, []Strategy{ConstMemory, SharedMemory, WarpPerChain, Specialized, Tiled}) {
 		t.Errorf("Strategies() = %v", got)
 	}
-	if MaxDim(Float32) != 64 || MaxDim(Float64) != 0 {
+	if MaxDim(Float32) != TileMaxDim || MaxDim(Float64) != TileMaxDim {
 		t.Errorf("MaxDim = %d (float32), %d (float64)", MaxDim(Float32), MaxDim(Float64))
+	}
+}
+
+// TestTileShape: the tiled kernel's lanes hold every position in slots of
+// at most 32, a multiple of 4; its table index is a bijection of the
+// positions onto each row, with lane l's vector v at (v·P + l)·VW.
+func TestTileShape(t *testing.T) {
+	for _, dt := range []DType{Float32, Float64} {
+		for dim := 1; dim <= TileMaxDim; dim++ {
+			tl := TileShape(dim, dt)
+			if tl.P*tl.S < dim || tl.S%4 != 0 || tl.S > 32 || tl.P > 32 || 32%tl.P != 0 || tl.Rows < 1 || tl.Rows*tl.Row*dt.Size() > TileBytes && tl.Rows > 1 {
+				t.Fatalf("dim %d %s: shape %+v", dim, dt, tl)
+			}
+			if dim > 64 && dim%61 != 0 {
+				continue
+			}
+			seen := make([]bool, tl.Row)
+			for k := 0; k < tl.P*tl.S; k++ {
+				i := tl.TileIndex(dim, 0, 0, k)
+				if i < 0 || i >= tl.Row || seen[i] {
+					t.Fatalf("dim %d %s: position %d at %d", dim, dt, k, i)
+				}
+				seen[i] = true
+			}
+			if tl.S > tl.VW { // lane 1's second vector
+				if got := tl.TileIndex(dim, 1, 2, tl.S+tl.VW); got != (dim+2)*tl.Row+(tl.P+1)*tl.VW {
+					t.Fatalf("dim %d %s: frame 1, row 2, lane 1's second vector at %d", dim, dt, got)
+				}
+			}
+		}
 	}
 }
 

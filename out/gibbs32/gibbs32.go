@@ -45,13 +45,14 @@ type Stream = gibbsrt.Stream
 type Strategy = gibbsrt.Strategy
 
 // The GPU strategies (see gibbsrt.Strategy). This package holds
-// ConstMemory, SharedMemory, WarpPerChain, Specialized; SetStrategy refuses the others.
+// ConstMemory, SharedMemory, WarpPerChain, Specialized, Tiled; SetStrategy refuses the others.
 const (
 	Auto         = gibbsrt.Auto
 	ConstMemory  = gibbsrt.ConstMemory
 	SharedMemory = gibbsrt.SharedMemory
 	WarpPerChain = gibbsrt.WarpPerChain
 	Specialized  = gibbsrt.Specialized
+	Tiled        = gibbsrt.Tiled
 )
 
 // The kinds of sweep (see gibbsrt.SweepKind).
@@ -101,7 +102,7 @@ var module = gibbsrt.ModuleSpec{
 	DType:   "float32",
 	Dim:     Dim,
 	Fatbin:  fatbin,
-	Kernels: []string{"gibbs_sweep_const", "gibbs_sweep_shared", "gibbs_sweep_noise", "gibbs_sweep_warp", "gibbs_sweep_model", "gibbs_philox", "gibbs_transform", "gibbs_moments", "gibbs_normals"},
+	Kernels: []string{"gibbs_sweep_const", "gibbs_sweep_shared", "gibbs_sweep_noise", "gibbs_sweep_warp", "gibbs_sweep_model", "gibbs_sweep_tile", "gibbs_philox", "gibbs_transform", "gibbs_moments", "gibbs_normals"},
 	PTX:     ptx,
 }
 

@@ -1,7 +1,6 @@
 // Host definitions of the CUDA constructs a generated module uses, so that
-// the module compiles as C++20 and its kernels run on a CPU: one std::thread
-// per CUDA thread, std::barrier for __syncthreads and for the exchange of
-// every warp shuffle. Each arithmetic intrinsic is one correctly rounded
+// the module compiles as C++20 and its kernels run on a CPU: one fiber per
+// CUDA thread, switched at __syncthreads and at every warp shuffle. Each arithmetic intrinsic is one correctly rounded
 // IEEE-754 operation, as on the GPU; compile with -ffp-contract=off so that
 // the compiler fuses nothing. The module is compiled with GG_HOST_EMU
 // defined, which replaces its few lines of inline PTX (see sampler.cu.tmpl).
@@ -10,11 +9,14 @@
 // and arithmetic order against gibbsrt.Reference that needs no GPU. It says
 // nothing about what only a GPU shows (registers, spills, timing, races
 // that this schedule does not produce).
-#include <barrier>
+#include <ucontext.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 struct uint4 { unsigned x, y, z, w; };
@@ -37,40 +39,45 @@ static inline double2 make_double2(double a, double b) { return {a, b}; }
 #define __align__(n) __attribute__((aligned(n)))
 #define __shared__ static
 
-// The launch: blocks run one after another, the threads of a block at once.
-static dim3 blockIdx, blockDim, gridDim;
-static thread_local dim3 threadIdx;
+// The launch: blocks run one after another; the threads of a block are
+// fibers (ucontext) of one OS thread, each run until it reaches a barrier
+// or returns, round robin, so that a barrier costs a context switch in user
+// space. __syncthreads waits for every live thread of the block; a shuffle
+// publishes the lane's value, waits for the live lanes of its warp, reads
+// its source lane's, and waits again before the slots are reused.
+static dim3 blockIdx, blockDim, gridDim, threadIdx;
 
-struct GgEmuBlock {
-  std::barrier<> block;
-  std::vector<std::barrier<>*> warps;
-  std::vector<uint64_t> lanes;  // one exchange slot per thread
-  explicit GgEmuBlock(unsigned threads) : block((std::ptrdiff_t)threads), lanes(threads) {
-    for (unsigned w = 0; w * 32 < threads; ++w) warps.push_back(new std::barrier<>((std::ptrdiff_t)std::min(32u, threads - 32 * w)));
-  }
-  ~GgEmuBlock() {
-    for (auto* w : warps) delete w;
-  }
+struct GgFiber {
+  ucontext_t ctx;
+  unsigned tid;
+  int wait;  // 0 runnable, 1 at the block's barrier, 2 at its warp's
+  bool done;
 };
-static GgEmuBlock* gg_emu_block;
+static std::vector<GgFiber> gg_fibers;
+static std::vector<std::vector<char>> gg_stacks;
+static std::vector<uint64_t> gg_lanes;  // one exchange slot per thread
+static ucontext_t gg_main;
+static int gg_cur;
+static void (*gg_body)(void*);
+static void* gg_body_arg;
 
-static inline void __syncthreads() { gg_emu_block->block.arrive_and_wait(); }
+static void gg_yield(int wait) {
+  gg_fibers[gg_cur].wait = wait;
+  swapcontext(&gg_fibers[gg_cur].ctx, &gg_main);
+}
+static inline void __syncthreads() { gg_yield(1); }
 
-// A shuffle: every lane of the warp publishes its value, waits for the
-// others, reads its source lane's, and waits again before the slots are
-// reused.
 template <class T>
 static inline T gg_emu_shfl(T v, int src, int width) {
   static_assert(sizeof(T) <= 8);
   const unsigned t = threadIdx.x, lane = t & 31u;
-  auto* w = gg_emu_block->warps[t / 32];
   uint64_t bits = 0;
   std::memcpy(&bits, &v, sizeof(T));
-  gg_emu_block->lanes[t] = bits;
-  w->arrive_and_wait();
+  gg_lanes[t] = bits;
+  gg_yield(2);
   const unsigned from = (lane & ~(unsigned)(width - 1)) + ((unsigned)src & (unsigned)(width - 1));
-  bits = gg_emu_block->lanes[(t & ~31u) + from];
-  w->arrive_and_wait();
+  bits = gg_lanes[(t & ~31u) + from];
+  gg_yield(2);
   T r;
   std::memcpy(&r, &bits, sizeof(T));
   return r;
@@ -78,25 +85,79 @@ static inline T gg_emu_shfl(T v, int src, int width) {
 template <class T>
 static inline T __shfl_sync(unsigned, T v, int src, int width = 32) { return gg_emu_shfl(v, src, width); }
 
+static void gg_fiber_main() {
+  gg_body(gg_body_arg);
+  gg_fibers[gg_cur].done = true;
+  swapcontext(&gg_fibers[gg_cur].ctx, &gg_main);
+}
+
+// gg_release lets the threads waiting at a barrier everyone live has
+// reached go on; it reports whether any did.
+static bool gg_release() {
+  bool any = false, all = true, someone = false;
+  for (auto& f : gg_fibers) {
+    if (f.done) continue;
+    someone = true;
+    if (f.wait != 1) all = false;
+  }
+  if (someone && all) {
+    for (auto& f : gg_fibers) f.wait = 0;
+    return true;
+  }
+  for (size_t w = 0; w * 32 < gg_fibers.size(); ++w) {
+    bool warp = true, live = false;
+    for (size_t i = 32 * w; i < std::min(gg_fibers.size(), 32 * w + 32); ++i) {
+      if (gg_fibers[i].done) continue;
+      live = true;
+      if (gg_fibers[i].wait != 2) warp = false;
+    }
+    if (live && warp) {
+      for (size_t i = 32 * w; i < std::min(gg_fibers.size(), 32 * w + 32); ++i) gg_fibers[i].wait = 0;
+      any = true;
+    }
+  }
+  return any;
+}
+
 template <class F>
 static void gg_emu_launch(unsigned blocks, unsigned threads, F kernel) {
   gridDim = {blocks, 1, 1};
   blockDim = {threads, 1, 1};
+  gg_body = [](void* k) { (*static_cast<F*>(k))(); };
+  gg_body_arg = &kernel;
+  gg_fibers.assign(threads, GgFiber{});
+  gg_lanes.assign(threads, 0);
+  gg_stacks.resize(threads);
+  for (auto& st : gg_stacks) st.resize(1 << 18);
   for (unsigned b = 0; b < blocks; ++b) {
     blockIdx = {b, 0, 0};
-    GgEmuBlock blk(threads);
-    gg_emu_block = &blk;
-    std::vector<std::thread> ts;
     for (unsigned t = 0; t < threads; ++t) {
-      ts.emplace_back([t, &kernel, &blk] {
-        threadIdx = {t, 0, 0};
-        kernel();
-        // A returned thread no longer takes part in barriers.
-        blk.block.arrive_and_drop();
-        blk.warps[t / 32]->arrive_and_drop();
-      });
+      GgFiber& f = gg_fibers[t];
+      f.tid = t, f.wait = 0, f.done = false;
+      getcontext(&f.ctx);
+      f.ctx.uc_stack.ss_sp = gg_stacks[t].data();
+      f.ctx.uc_stack.ss_size = gg_stacks[t].size();
+      f.ctx.uc_link = nullptr;
+      makecontext(&f.ctx, gg_fiber_main, 0);
     }
-    for (auto& th : ts) th.join();
+    for (;;) {
+      bool ran = false, left = false;
+      for (unsigned t = 0; t < threads; ++t) {
+        GgFiber& f = gg_fibers[t];
+        if (f.done) continue;
+        left = true;
+        if (f.wait != 0) continue;
+        gg_cur = (int)t;
+        threadIdx = {t, 0, 0};
+        swapcontext(&gg_main, &f.ctx);
+        ran = true;
+      }
+      if (!left) break;
+      if (!ran && !gg_release()) {
+        fprintf(stderr, "host emulation: deadlock in block %u\n", b);
+        abort();
+      }
+    }
   }
 }
 

@@ -1,0 +1,240 @@
+package main
+
+// Generated packages loaded at run time from their directories (-packages):
+// a package's manifest names its dim, dtype, kernels and files, so any dim
+// and dtype can be checked and timed without compiling the package into
+// the bench (the large dims' packages are big, and not in out/).
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbstest"
+)
+
+// PackageRow is one timed configuration of a package loaded by directory.
+type PackageRow struct {
+	Dir               string  `json:"dir"`
+	Dim               int     `json:"dim"`
+	DType             string  `json:"dtype"`
+	Batch             int     `json:"batch"`
+	SweepsPerLaunch   int     `json:"sweeps_per_launch"`
+	Kernel            string  `json:"kernel"`   // "auto" or a strategy
+	Resolved          string  `json:"resolved"` // the strategy Auto chose; else as Kernel
+	Launch            Stats   `json:"launch"`
+	SecPerSweep       float64 `json:"sec_per_sweep"`
+	ChainSweepsPerSec float64 `json:"chain_sweeps_per_sec"`
+	FloorSecPerSweep  float64 `json:"floor_sec_per_sweep"`
+	FractionOfFloor   float64 `json:"fraction_of_floor"` // floor / time
+	Bound             string  `json:"bound"`
+}
+
+// manifest is the part of gibbsgen.json the bench reads.
+type manifest struct {
+	Dim     int    `json:"dim"`
+	DType   string `json:"dtype"`
+	Package string `json:"package"`
+	Kernels []struct {
+		Name string `json:"name"`
+	} `json:"kernels"`
+	FatbinSHA256 string `json:"fatbin_sha256"`
+	PTXFile      string `json:"ptx_file"`
+}
+
+// loadPackage reads the module of the generated package in dir from its
+// manifest, checking the fatbin against the manifest's digest.
+func loadPackage(dir string) (gibbsrt.ModuleSpec, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "gibbsgen.json"))
+	if err != nil {
+		return gibbsrt.ModuleSpec{}, err
+	}
+	var m manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return gibbsrt.ModuleSpec{}, fmt.Errorf("%s/gibbsgen.json: %w", dir, err)
+	}
+	spec := gibbsrt.ModuleSpec{Dim: m.Dim, DType: m.DType}
+	for _, k := range m.Kernels {
+		spec.Kernels = append(spec.Kernels, k.Name)
+	}
+	if spec.Fatbin, err = os.ReadFile(filepath.Join(dir, m.Package+".fatbin")); err != nil {
+		return gibbsrt.ModuleSpec{}, err
+	}
+	if sum := sha256.Sum256(spec.Fatbin); hex.EncodeToString(sum[:]) != m.FatbinSHA256 {
+		return gibbsrt.ModuleSpec{}, fmt.Errorf("%s: %s.fatbin does not match the manifest's fatbin_sha256", dir, m.Package)
+	}
+	if m.PTXFile != "" {
+		if spec.PTX, err = os.ReadFile(filepath.Join(dir, m.PTXFile)); err != nil {
+			return gibbsrt.ModuleSpec{}, err
+		}
+	}
+	return spec, nil
+}
+
+// packageDims returns the dims of the packages in dirs, for the ceilings.
+func packageDims(dirs []string) ([]int, error) {
+	var dims []int
+	for _, dir := range dirs {
+		spec, err := loadPackage(dir)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(dims, spec.Dim) {
+			dims = append(dims, spec.Dim)
+		}
+	}
+	return dims, nil
+}
+
+// runPackage checks and times the package in dir in its own element type.
+func (b *bench) runPackage(dir string) error {
+	spec, err := loadPackage(dir)
+	if err != nil {
+		return err
+	}
+	switch spec.DType {
+	case "float32":
+		return runPackageOf[float32](b, dir, spec, b.fmaRate)
+	case "float64":
+		return runPackageOf[float64](b, dir, spec, b.dfmaRate)
+	}
+	return fmt.Errorf("%s: dtype %q", dir, spec.DType)
+}
+
+func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsrt.ModuleSpec, fmaRate float64) error {
+	s, err := gibbsrt.NewSampler[T](spec, b.opt.device)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	dim := spec.Dim
+	model := gibbstest.SeedRecipe(dim, rand.New(rand.NewPCG(uint64(dim), 2024)))
+	if err := s.SetModel(model.Rows(), model.Mu); err != nil {
+		return err
+	}
+	if err := checkPackage(b, dir, s, model); err != nil {
+		return err
+	}
+	b.printf("\nPackage %s (dim %d, %s), model %s; time per sweep = median launch time / sweeps per launch\n", dir, dim, spec.DType, model.Name)
+	b.printf("%5s %8s %6s  %-13s %12s %14s %12s %7s  %s\n",
+		"dim", "B", "sweeps", "kernel", "us/sweep", "chain-sweeps/s", "floor us/sw", "%floor", "bound")
+	kernels := append([]gibbsrt.Strategy{gibbsrt.Auto}, s.Strategies()...)
+	for _, batch := range b.opt.batches {
+		x0 := randomStart[T](model, batch, rand.New(rand.NewPCG(uint64(dim)<<32|uint64(batch), 11)))
+		ds, err := s.NewDeviceState(batch)
+		if err != nil {
+			return fmt.Errorf("B=%d: %w", batch, err)
+		}
+		for _, sweeps := range b.opt.sweeps {
+			for _, k := range kernels {
+				if err := ds.Upload(x0); err != nil {
+					ds.Free()
+					return err
+				}
+				if err := s.SetStrategy(k); err != nil {
+					ds.Free()
+					return err
+				}
+				st := gibbsrt.Stream{Seed: benchSeed}
+				stats, err := b.timeLaunches(func() error {
+					err := s.SweepDevice(ds, sweeps, st)
+					st.Sweep += uint64(sweeps)
+					return err
+				})
+				if err != nil {
+					ds.Free()
+					return fmt.Errorf("%s, B=%d, %d sweeps: %w", k, batch, sweeps, err)
+				}
+				r := PackageRow{Dir: dir, Dim: dim, DType: spec.DType, Batch: batch, SweepsPerLaunch: sweeps,
+					Kernel: k.String(), Resolved: s.Choose(batch, sweeps).String(), Launch: stats}
+				r.SecPerSweep = stats.MedianMs * 1e-3 / float64(sweeps)
+				r.ChainSweepsPerSec = float64(batch) / r.SecPerSweep
+				r.FloorSecPerSweep, r.Bound = b.floorOf(dim, batch, sweeps, int(sizeOf[T]()), fmaRate)
+				r.FractionOfFloor = r.FloorSecPerSweep / r.SecPerSweep
+				b.rep.Packages = append(b.rep.Packages, r)
+				name := r.Kernel
+				if k == gibbsrt.Auto {
+					name = "auto(" + r.Resolved + ")"
+				}
+				b.printf("%5d %8d %6d  %-13s %12.3f %14.3e %12.3f %6.1f%%  %s\n", dim, batch, sweeps, name,
+					r.SecPerSweep*1e6, r.ChainSweepsPerSec, r.FloorSecPerSweep*1e6, 100*r.FractionOfFloor, r.Bound)
+			}
+		}
+		ds.Free()
+	}
+	return s.SetStrategy(gibbsrt.Auto)
+}
+
+// checkPackage runs every strategy of s on a small batch and compares the
+// states with gibbsrt.Reference bit for bit, as check does for the
+// compiled-in dims.
+func checkPackage[T gibbsrt.Float](b *bench, dir string, s *gibbsrt.Sampler[T], model gibbstest.Model) error {
+	dim, chains, sweeps := s.Dim(), b.opt.checkChains, b.opt.checkSweeps
+	x0 := randomStart[T](model, chains, rand.New(rand.NewPCG(uint64(dim), 7)))
+	ref := gibbsrt.NewReference[T]()
+	if err := ref.SetModel(dim, model.Rows(), model.Mu); err != nil {
+		return err
+	}
+	want := slices.Clone(x0)
+	if err := ref.Sweep(want, sweeps, checkStream); err != nil {
+		return err
+	}
+	ds, err := s.NewDeviceState(chains)
+	if err != nil {
+		return err
+	}
+	defer ds.Free()
+	got := make([]T, len(x0))
+	b.printf("\nCheck, %s: %d chains x %d sweeps from a random start vs gibbsrt.Reference (bit-exact):", dir, chains, sweeps)
+	for _, st := range s.Strategies() {
+		if err := ds.Upload(x0); err != nil {
+			return err
+		}
+		if err := s.SetStrategy(st); err != nil {
+			return err
+		}
+		if err := s.SweepDevice(ds, sweeps, checkStream); err != nil {
+			return err
+		}
+		if err := s.Synchronize(); err != nil {
+			return err
+		}
+		if err := ds.Download(got); err != nil {
+			return err
+		}
+		c := compare(dim, st.String(), chains, sweeps, got, want)
+		b.rep.Checks = append(b.rep.Checks, c)
+		verdict := "PASS"
+		if !c.Pass {
+			verdict = fmt.Sprintf("FAIL (%d of %d values differ; first: %s)", c.Mismatches, len(got), c.First)
+			b.mismatch = true
+		}
+		b.printf(" %s %s", st, verdict)
+	}
+	b.printf("\n")
+	return nil
+}
+
+// sizeOf is the size in bytes of T.
+func sizeOf[T gibbsrt.Float]() uintptr {
+	var v T
+	if _, ok := any(v).(float64); ok {
+		return 8
+	}
+	return 4
+}
+
+// sameBits reports whether a and b have the same IEEE-754 bits.
+func sameBits[T gibbsrt.Float](a, b T) bool {
+	if sizeOf[T]() == 8 {
+		return math.Float64bits(float64(a)) == math.Float64bits(float64(b))
+	}
+	return math.Float32bits(float32(a)) == math.Float32bits(float32(b))
+}
