@@ -76,6 +76,8 @@ gpu-test-large: setup
 bench:
 	CGO_ENABLED=0 $(GO) build -ldflags="$(XLDFLAGS)" -o bin/gibbsbench ./bench
 
-# The example, for a GPU machine: bin/mvn -model examples/mvn/testdata/ar1-8.mtx
+# The examples, for a GPU machine: bin/mvn -model examples/mvn/testdata/ar1-8.mtx,
+# and bin/shard (examples/shard: one shard of a run, and the merge).
 example:
 	CGO_ENABLED=0 $(GO) build -ldflags="$(XLDFLAGS)" -o bin/mvn ./examples/mvn
+	CGO_ENABLED=0 $(GO) build -ldflags="$(XLDFLAGS)" -o bin/shard ./examples/shard

@@ -54,12 +54,8 @@ func (b *bench) check(d *dimRun) error {
 	dim, chains, sweeps := d.e.dim, b.opt.checkChains, b.opt.checkSweeps
 	rng := rand.New(rand.NewPCG(uint64(dim), 7))
 	x0 := randomStart[float32](d.model, chains, rng)
-	ref := gibbsrt.NewReference[float32]()
-	if err := ref.SetModel(dim, d.rows, d.model.Mu); err != nil {
-		return err
-	}
-	want := slices.Clone(x0)
-	if err := ref.Sweep(want, sweeps, checkStream); err != nil {
+	want, err := referenceSweep(dim, d.rows, d.model.Mu, x0, sweeps)
+	if err != nil {
 		return err
 	}
 	xd, err := b.upload(x0)
@@ -137,4 +133,15 @@ func compare[T gibbsrt.Float](dim int, kernel string, chains, sweeps int, got, w
 	}
 	c.Pass = c.Mismatches == 0
 	return c
+}
+
+// referenceSweep returns x0 after sweeps sweeps of gibbsrt.Reference on
+// the model, with checkStream: what every kernel's check must equal.
+func referenceSweep[T gibbsrt.Float](dim int, rows [][]float64, mu []float64, x0 []T, sweeps int) ([]T, error) {
+	ref := gibbsrt.NewReference[T]()
+	if err := ref.SetModel(dim, rows, mu); err != nil {
+		return nil, err
+	}
+	want := slices.Clone(x0)
+	return want, ref.Sweep(want, sweeps, checkStream)
 }

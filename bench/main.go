@@ -46,6 +46,12 @@ type options struct {
 	callDim      int
 	callBatch    int
 	packages     []string
+
+	mixing           []string // models of the mixing section (9)
+	mixingChains     int
+	mixingMaxSweeps  int
+	mixingESSChains  int
+	mixingESSRecords int
 }
 
 func main() {
@@ -72,7 +78,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	defer b.close()
-	if err := b.runAll(); err != nil {
+	// -dims none with no -packages measures only the mixing section.
+	if len(opt.mixing) == 0 || len(opt.dims) > 0 || len(opt.packages) > 0 {
+		if err := b.runAll(); err != nil {
+			fmt.Fprintf(stderr, "gibbsbench: %v\n", err)
+			return exitError
+		}
+	}
+	if err := b.runMixing(); err != nil {
 		fmt.Fprintf(stderr, "gibbsbench: %v\n", err)
 		return exitError
 	}
@@ -109,6 +122,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&opt.calls, "calls", 2000, "calls N of the per-call overhead test (0 skips it)")
 	fs.IntVar(&opt.callDim, "call-dim", 32, "dim of the per-call overhead test")
 	fs.IntVar(&opt.callBatch, "call-batch", 4096, "batch size of the per-call overhead test")
+	mixingModels := fs.String("mixing", "none", "models of the mixing section (burn-in and ESS/s of the sweep schemes): \"all\", or a comma list of ar1, spd, lattice, seed; \"none\" skips it")
+	fs.IntVar(&opt.mixingChains, "mixing-chains", 1048576, "chains B of the mixing section's burn-in and timing")
+	fs.IntVar(&opt.mixingMaxSweeps, "mixing-max-sweeps", 40000, "most sweeps of a burn-in in the mixing section (\"> cap\" beyond)")
+	fs.IntVar(&opt.mixingESSChains, "mixing-ess-chains", 1024, "chains of the mixing section's ESS traces")
+	fs.IntVar(&opt.mixingESSRecords, "mixing-ess-records", 1000, "recorded states per chain of the mixing section's ESS traces")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gibbsbench [flags]")
 		fmt.Fprintln(stderr, "Times the generated Gibbs kernels against a generic baseline kernel and measured ceilings.")
@@ -142,6 +160,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 			return opt, err
 		}
 	}
+	if opt.mixing, err = mixingNames(*mixingModels); err != nil {
+		return opt, err
+	}
 	switch {
 	case opt.device < 0:
 		return opt, fmt.Errorf("-device %d: must be >= 0", opt.device)
@@ -157,6 +178,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return opt, fmt.Errorf("-calls %d: must be >= 0", opt.calls)
 	case opt.callBatch < 1:
 		return opt, fmt.Errorf("-call-batch %d: must be >= 1", opt.callBatch)
+	case opt.mixingChains < 2 || opt.mixingChains > math.MaxInt32:
+		return opt, fmt.Errorf("-mixing-chains %d: must be in [2, %d]", opt.mixingChains, math.MaxInt32)
+	case opt.mixingMaxSweeps < 1 || opt.mixingMaxSweeps > 1<<30:
+		return opt, fmt.Errorf("-mixing-max-sweeps %d: must be in [1, %d]", opt.mixingMaxSweeps, 1<<30)
+	case opt.mixingESSChains < 2 || opt.mixingESSRecords < 4 || opt.mixingESSRecords > essMaxSweeps:
+		return opt, fmt.Errorf("-mixing-ess-chains %d, -mixing-ess-records %d: need at least 2 chains and 4 to %d records", opt.mixingESSChains, opt.mixingESSRecords, essMaxSweeps)
 	}
 	return opt, nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
 	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbstest"
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
 // PackageRow is one timed configuration of a package loaded by directory.
@@ -62,7 +63,12 @@ func loadPackage(dir string) (gibbsrt.ModuleSpec, error) {
 	}
 	spec := gibbsrt.ModuleSpec{Dim: m.Dim, DType: m.DType}
 	for _, k := range m.Kernels {
-		spec.Kernels = append(spec.Kernels, k.Name)
+		// The manifest lists every entry point; a module lists the
+		// table's rows, whose other entry points (_trace, _ext) come
+		// with them.
+		if kernels.Named(k.Name) != nil {
+			spec.Kernels = append(spec.Kernels, k.Name)
+		}
 	}
 	if spec.Fatbin, err = os.ReadFile(filepath.Join(dir, m.Package+".fatbin")); err != nil {
 		return gibbsrt.ModuleSpec{}, err
@@ -178,12 +184,8 @@ func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsrt.ModuleSpec
 func checkPackage[T gibbsrt.Float](b *bench, dir string, s *gibbsrt.Sampler[T], model gibbstest.Model) error {
 	dim, chains, sweeps := s.Dim(), b.opt.checkChains, b.opt.checkSweeps
 	x0 := randomStart[T](model, chains, rand.New(rand.NewPCG(uint64(dim), 7)))
-	ref := gibbsrt.NewReference[T]()
-	if err := ref.SetModel(dim, model.Rows(), model.Mu); err != nil {
-		return err
-	}
-	want := slices.Clone(x0)
-	if err := ref.Sweep(want, sweeps, checkStream); err != nil {
+	want, err := referenceSweep(dim, model.Rows(), model.Mu, x0, sweeps)
+	if err != nil {
 		return err
 	}
 	ds, err := s.NewDeviceState(chains)

@@ -25,6 +25,7 @@ type Report struct {
 	JIT               []JITRow     `json:"jit,omitempty"`
 	Models            []ModelRow   `json:"models,omitempty"`
 	Packages          []PackageRow `json:"packages,omitempty"`
+	Mixing            []MixingRow  `json:"mixing,omitempty"`
 	Skipped           []string     `json:"skipped,omitempty"`
 }
 

@@ -36,11 +36,11 @@ func (c e2eCase) pkg() string {
 // float64 with the suffix).
 var e2eDims = []int{1, 2, 3, 4, 5, 7, 8, 13, 31, 32, 33, 64}
 
-// e2eLarge is the large dims of GIBBSGEN_E2E=all: the first tiled-only
-// dim, each lanes-per-chain step of kernels.TileShape (16, 64, 128, 256
-// and 512 positions), the first 32-slot dim, and the largest, in both
-// dtypes.
-var e2eLarge = []int{65, 100, 128, 256, 512, 513, 1024}
+// e2eLarge is the large dims of GIBBSGEN_E2E=all, in both dtypes: the
+// first tiled-only dim, the 128 and 256 (8 and 16 lanes per chain),
+// and the largest (32 lanes of 32 slots, with float64's measured spill
+// exception). Each takes about 90 s on 2 cores (generate, vet, test).
+var e2eLarge = []int{65, 128, 256, 1024}
 
 func e2eCases(t *testing.T) []e2eCase {
 	var cs []e2eCase
@@ -58,7 +58,7 @@ func e2eCases(t *testing.T) []e2eCase {
 		for d := 1; d <= 64; d++ {
 			add(kernels.Float32, d)
 		}
-		add(kernels.Float64, 1, 3, 4, 5, 8, 13, 31, 32, 33, 48, 49, 64)
+		add(kernels.Float64, 1, 3, 5, 16, 17, 32, 33, 48, 49, 64)
 		add(kernels.Float32, e2eLarge...)
 		add(kernels.Float64, e2eLarge...)
 	default:

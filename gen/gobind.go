@@ -230,6 +230,11 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 		jen.Return(jen.Op("&").Id("Sampler").Values(jen.Id("s")), jen.Nil()),
 	)
 
+	f.Comment(lineComment("NewMulti loads a sampler onto each of devices (every visible GPU if none\nis given); its calls split the chains across them and equal one\nsampler's results bit for bit (see gibbsrt.Multi)."))
+	f.Func().Id("NewMulti").Params(jen.Id("devices").Op("...").Int()).Params(jen.Op("*").Add(rt("Multi").Types(elem(s))), jen.Error()).Block(
+		jen.Return(rt("NewMulti").Types(elem(s)).Call(jen.Id("module"), jen.Id("devices").Op("..."))),
+	)
+
 	samplerMethods := []forward{
 		{"SetModel", fmt.Sprintf("SetModel validates the %d×%d precision matrix Q and the mean mu and uploads\nthem. Q must be symmetric (within gibbsrt.SymmetryTolerance), with a\npositive diagonal, and positive definite; each error names what failed.", s.Dim, s.Dim), qParams, qArgs, errRes},
 		schemeForward(),
@@ -327,6 +332,7 @@ func testFile(s Spec, b Build) *jen.File {
 		{"TestGPUClose", "GPUClose", "GPU: Close is idempotent and later calls fail; skips without a device."},
 		{"TestGPUDistribution", "GPUDistribution", "GPU: closed-form checks at 1M chains, GPU = CPU after 1000 sweeps, tails."},
 		{"TestGPURelaxedDistribution", "GPURelaxedDistribution", "GPU: the schemes' and Chebyshev's closed-form checks at 1M chains."},
+		{"TestGPUMulti", "GPUMulti", "GPU: chains split across samplers (one device twice) equal one sampler's bit for bit."},
 		{"TestGPULargeState", "GPULargeState", "GPU: a state over 2^31 elements (8.6 GB; GIBBSGEN_LARGE=1)."},
 	} {
 		f.Comment(t.name + " — " + t.doc)

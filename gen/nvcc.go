@@ -293,7 +293,11 @@ func (tc *Toolchain) run(ctx context.Context, src Source, args []string, out str
 	var stderr bytes.Buffer
 	cmd.Stdout = &stderr
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	err = startReproducible(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
+	if err != nil {
 		return nil, "", &NVCCError{Args: args, Err: err, Output: stderr.String()}
 	}
 	b, err := os.ReadFile(filepath.Join(dir, out))

@@ -129,6 +129,16 @@ func (s *Sampler[T]) Device() Device {
 	return Device{Name: s.ctx.DeviceName(), Major: major, Minor: minor, Multiprocessors: s.ctx.MultiprocessorCount(), Ordinal: s.ctx.Ordinal()}
 }
 
+// MissingKernelError reports a call that needs a kernel the package was
+// generated without: a strategy left out by --strategy, or one the dim and
+// dtype do not support (SweepNoise's kernel is a chain per thread: dims up
+// to 64 in float32, 32 in float64).
+type MissingKernelError struct{ Kernel string }
+
+func (e *MissingKernelError) Error() string {
+	return "gibbsrt: this package was generated without kernel " + e.Kernel
+}
+
 // entry returns the module's kernel for role (and strategy, for Sweep).
 func (s *Sampler[T]) entry(role kernels.Role, st Strategy) (*kernels.Kernel, error) {
 	for _, k := range s.kernels {
@@ -138,7 +148,7 @@ func (s *Sampler[T]) entry(role kernels.Role, st Strategy) (*kernels.Kernel, err
 	}
 	for _, k := range kernels.All() {
 		if k.Role == role && (role != kernels.Sweep || k.Strategy == st) {
-			return nil, fmt.Errorf("gibbsrt: this package was generated without kernel %s", k.Name)
+			return nil, &MissingKernelError{Kernel: k.Name}
 		}
 	}
 	return nil, fmt.Errorf("gibbsrt: no kernel for role %d, strategy %v", role, st)
@@ -508,7 +518,9 @@ func (s *Sampler[T]) launchSweeps(l cuda.Locked, x cuda.DevicePtr, chains, sweep
 }
 
 // SweepNoise is Sweep with caller-supplied normals instead of the Philox
-// stream, laid out [sweeps][dim][chains] (see Reference.SweepNoise).
+// stream, laid out [sweeps][dim][chains] (see Reference.SweepNoise). Its
+// kernel runs a chain per thread: beyond dim 64 (32 in float64) packages
+// lack it, and SweepNoise returns a *MissingKernelError.
 func (s *Sampler[T]) SweepNoise(x, noise []T, sweeps int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

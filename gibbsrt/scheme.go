@@ -100,8 +100,9 @@ func (sc Scheme) plain() bool { return sc.Kind == Forward && sc.Omega == 1 }
 // O(dim³) solves per ω tried). Beyond it an automatic ω comes from Young's
 // formulas in the Jacobi radius ρ_J (ω = 2/(1+sqrt(1−ρ_J²)) for forward
 // and backward sweeps, 2/(1+sqrt(2(1−ρ_J))) for symmetric ones: exact for
-// consistently ordered models, near for others), and Mixing reports the
-// ω and, for symmetric sweeps, the rate alone.
+// consistently ordered models, near for others; ω = 1 where ρ_J ≥ 1, as for
+// many dense models, where the formulas do not apply), and Mixing reports
+// the ω and, for symmetric sweeps, the rate alone.
 const AnalysisMaxDim = 128
 
 // Mixing is what the sweep's operator predicts of a scheme on a model,
@@ -206,7 +207,13 @@ func youngOmega(q *mat.SymDense, k SweepKind) (float64, error) {
 		return 0, fmt.Errorf("gibbsrt: the Jacobi matrix's eigenvalues did not converge")
 	}
 	v := eig.Values(nil)
-	rj := math.Min(math.Max(math.Abs(v[0]), math.Abs(v[len(v)-1])), 1-1e-12)
+	rj := math.Max(math.Abs(v[0]), math.Abs(v[len(v)-1]))
+	if rj >= 1 {
+		// The Jacobi iteration diverges and Young's theory says nothing;
+		// its formula would give an ω next to 2, whose sweeps barely
+		// move (sqrt(ω(2−ω)) → 0). Plain Gibbs converges on every SPD Q.
+		return 1, nil
+	}
 	if k == Symmetric {
 		return 2 / (1 + math.Sqrt(2*(1-rj))), nil
 	}

@@ -112,6 +112,11 @@ func (m *Moments) Merge(o *Moments) error {
 	return nil
 }
 
+// Comoments returns the sums of centred products, [dim][dim] row-major:
+// with Count and Mean, what FromComoments restores (for moments written
+// out by one process and merged by another).
+func (m *Moments) Comoments() []float64 { return append([]float64(nil), m.m2...) }
+
 // Mean returns the mean vector.
 func (m *Moments) Mean() []float64 { return append([]float64(nil), m.mean...) }
 

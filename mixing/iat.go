@@ -19,14 +19,25 @@ import (
 // the largest eigenvalue λ of T a = λ Σ a, T = Σ + A + Aᵀ, A = Σ_{k≥1} G^kΣ =
 // (I − G)⁻¹GΣ, and sigma = Q⁻¹. G's spectral radius must be below 1.
 func IATLinear(g mat.Matrix, sigma mat.Symmetric) (float64, error) {
+	iat, _, err := worstLinear(g, sigma, false)
+	return iat, err
+}
+
+// WorstLinear is IATLinear with the functional that attains it: a, scaled
+// so that aᵀΣa = 1.
+func WorstLinear(g mat.Matrix, sigma mat.Symmetric) (iat float64, a []float64, err error) {
+	return worstLinear(g, sigma, true)
+}
+
+func worstLinear(g mat.Matrix, sigma mat.Symmetric, direction bool) (float64, []float64, error) {
 	n := sigma.SymmetricDim()
 	var ch mat.Cholesky
 	if !ch.Factorize(sigma) {
-		return 0, errors.New("mixing: Σ is not positive definite")
+		return 0, nil, errors.New("mixing: Σ is not positive definite")
 	}
 	a, err := lagSum(g, sigma)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	t := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
@@ -34,15 +45,16 @@ func IATLinear(g mat.Matrix, sigma mat.Symmetric) (float64, error) {
 			t.SetSym(i, j, sigma.At(i, j)+a.At(i, j)+a.At(j, i))
 		}
 	}
-	// L⁻¹ T L⁻ᵀ, symmetric, has the generalized eigenvalues.
+	// L⁻¹ T L⁻ᵀ, symmetric, has the generalized eigenvalues; its
+	// eigenvector v gives a = L⁻ᵀv, with aᵀΣa = vᵀv = 1.
 	var l mat.TriDense
 	ch.LTo(&l)
 	var x, y mat.Dense
 	if err := x.Solve(&l, t); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if err := y.Solve(&l, x.T()); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	s := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
@@ -51,11 +63,34 @@ func IATLinear(g mat.Matrix, sigma mat.Symmetric) (float64, error) {
 		}
 	}
 	var eig mat.EigenSym
-	if !eig.Factorize(s, false) {
-		return 0, errors.New("mixing: the eigenvalue decomposition did not converge")
+	if !eig.Factorize(s, direction) {
+		return 0, nil, errors.New("mixing: the eigenvalue decomposition did not converge")
 	}
 	v := eig.Values(nil)
-	return v[len(v)-1], nil
+	if !direction {
+		return v[n-1], nil, nil
+	}
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	var av mat.VecDense
+	if err := av.SolveVec(l.T(), vecs.ColView(n-1)); err != nil {
+		return 0, nil, err
+	}
+	return v[n-1], av.RawVector().Data, nil
+}
+
+// IATCoordinates returns, for each coordinate i, the IAT of x_i:
+// (Σ + A + Aᵀ)_ii / Σ_ii with A as in IATLinear.
+func IATCoordinates(g mat.Matrix, sigma mat.Symmetric) ([]float64, error) {
+	a, err := lagSum(g, sigma)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, sigma.SymmetricDim())
+	for i := range out {
+		out[i] = (sigma.At(i, i) + 2*a.At(i, i)) / sigma.At(i, i)
+	}
+	return out, nil
 }
 
 // lagSum returns Σ_{k≥1} G^kΣ = (I − G)⁻¹GΣ.

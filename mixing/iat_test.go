@@ -113,3 +113,59 @@ func TestIATIssueFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestWorstLinearDirection: the direction WorstLinear returns has
+// aᵀΣa = 1 and, by the lag sum, the IAT it reports; no coordinate's IAT
+// (IATCoordinates, the functionals a = e_i) exceeds it; and in one
+// dimension the coordinate's IAT is (2−ω)/ω.
+func TestWorstLinearDirection(t *testing.T) {
+	q := ar1(6, 0.9)
+	var ch mat.Cholesky
+	if !ch.Factorize(q) {
+		t.Fatal("AR(1) Q is not positive definite")
+	}
+	sigma := mat.NewSymDense(6, nil)
+	if err := ch.InverseTo(sigma); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Operator(q, 1, Forward)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iat, a, err := WorstLinear(g, sigma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lag, err := lagSum(g, sigma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	av := mat.NewVecDense(len(a), a)
+	var sa, la mat.VecDense
+	sa.MulVec(sigma, av)
+	la.MulVec(lag, av)
+	if v := mat.Dot(av, &sa); math.Abs(v-1) > 1e-9 {
+		t.Errorf("aᵀΣa = %v, want 1", v)
+	}
+	if got := 1 + 2*mat.Dot(av, &la); math.Abs(got-iat) > 1e-6*iat {
+		t.Errorf("IAT of aᵀx by the lag sum %v, WorstLinear says %v", got, iat)
+	}
+	coords, err := IATCoordinates(g, sigma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range coords {
+		if c > iat*(1+1e-9) || c < 1 {
+			t.Errorf("coordinate %d: IAT %v outside [1, %v]", i, c, iat)
+		}
+	}
+	one := mat.NewSymDense(1, []float64{4})
+	g1, err := Operator(one, 1.5, Forward)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, err := IATCoordinates(g1, mat.NewSymDense(1, []float64{0.25}))
+	if err != nil || math.Abs(c1[0]-0.5/1.5) > 1e-12 {
+		t.Errorf("one dimension, ω 1.5: IAT %v (%v), want %v", c1, err, 0.5/1.5)
+	}
+}

@@ -123,15 +123,16 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			if err := g.SetStrategy(s); err != nil {
 				t.Fatal(err)
 			}
-			const chains, sweeps = 300, 10
+			const sweeps = 10
+			chains := cpuChains(300, d, 40)
 			var coords []int
 			for i := 0; i < d; i += 2 {
 				coords = append(coords, i)
 			}
-			tr := gibbsrt.Trace{Thin: 3, FirstChain: 17, Chains: 200, Coords: coords}
+			tr := gibbsrt.Trace{Thin: 3, FirstChain: chains / 17, Chains: chains * 2 / 3, Coords: coords}
 			n := gibbsrt.Records(tr.Thin, st.Sweep, sweeps)
 			x0 := randomState[T](rng, chains, d)
-			want, wantOut := append([]T(nil), x0...), make([]T, n*200*len(coords))
+			want, wantOut := append([]T(nil), x0...), make([]T, n*tr.Chains*len(coords))
 			if _, err := ref.SweepTrace(want, sweeps, st, tr, wantOut); err != nil {
 				t.Fatal(err)
 			}
@@ -207,7 +208,8 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	})
 
 	t.Run("NoiseInjection", func(t *testing.T) {
-		const chains, sweeps = 4096, 3
+		const sweeps = 3
+		chains := cpuChains(4096, d, 64)
 		x0 := randomState[T](rng, chains, d)
 		noise := make([]T, sweeps*d*chains)
 		for i := range noise {
@@ -219,6 +221,7 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 		}
 		got := append([]T(nil), x0...)
 		if err := g.SweepNoise(got, noise, sweeps); err != nil {
+			skipMissing(t, err)
 			t.Fatal(err)
 		}
 		requireEqual(t, "GPU SweepNoise vs CPU", got, want, d)
@@ -239,6 +242,7 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 		}
 		b := append([]T(nil), x0...)
 		if err := g.SweepNoise(b, noise, sweeps); err != nil {
+			skipMissing(t, err)
 			t.Fatal(err)
 		}
 		requireEqual(t, "Sweep vs SweepNoise(Normals)", b, a, d)
@@ -247,7 +251,7 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	t.Run("DeviceState", func(t *testing.T) {
 		// Device-resident state: upload, sweeps in two calls, download;
 		// equal to the twin, and a part of it equal to the same chains.
-		const chains = 1000
+		chains := cpuChains(1000, d, 65)
 		x0 := randomState[T](rng, chains, d)
 		want := append([]T(nil), x0...)
 		if err := ref.Sweep(want, 7, st); err != nil {
@@ -285,7 +289,7 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			t.Error("DownloadChains past the last chain succeeded")
 		}
 		if err := ds.Upload(got[:d]); err == nil {
-			t.Error("Upload of one chain into a 1000-chain state succeeded")
+			t.Errorf("Upload of one chain into a %d-chain state succeeded", chains)
 		}
 		if err := ds.Free(); err != nil {
 			t.Fatal(err)
@@ -343,11 +347,12 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 		// twin's, the moments those of the twin's records (to float64
 		// rounding: the chunks are reduced separately), and progress counts
 		// every chunk. A cancelled run stops after whole chunks.
-		const chains, sweeps, chunk = 500, 20, 6
-		tr := gibbsrt.Trace{Thin: 2, FirstChain: 50, Chains: 400}
+		const sweeps, chunk = 20, 6
+		chains := cpuChains(500, d, 100)
+		tr := gibbsrt.Trace{Thin: 2, FirstChain: chains / 10, Chains: chains * 4 / 5}
 		x0 := randomState[T](rng, chains, d)
 		want := append([]T(nil), x0...)
-		recs := make([]T, gibbsrt.Records(2, st.Sweep, sweeps)*400*d)
+		recs := make([]T, gibbsrt.Records(2, st.Sweep, sweeps)*tr.Chains*d)
 		if _, err := ref.SweepTrace(want, sweeps, st, tr, recs); err != nil {
 			t.Fatal(err)
 		}
@@ -615,5 +620,13 @@ func requireSameMoments(t testing.TB, a, b *mcstat.Moments) {
 				t.Fatalf("covariance[%d][%d] = %v, want %v", i, j, ca.At(i, j), cb.At(i, j))
 			}
 		}
+	}
+}
+
+// skipMissing skips t if err says the package lacks the kernel the test
+// needs (see gibbsrt.MissingKernelError).
+func skipMissing(t *testing.T, err error) {
+	if mk, ok := errors.AsType[*gibbsrt.MissingKernelError](err); ok {
+		t.Skipf("the package has no %s: %v", mk.Kernel, err)
 	}
 }

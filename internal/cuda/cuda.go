@@ -390,6 +390,30 @@ type Context struct {
 	active int
 }
 
+// DeviceCount returns the number of CUDA devices the driver sees. The error
+// wraps ErrNoDriver when the driver library is missing.
+func DeviceCount() (int, error) {
+	d, err := loadDriver()
+	if err != nil {
+		return 0, err
+	}
+	switch r := d.cuInit(0); r {
+	case resultSuccess:
+	case resultNoDevice:
+		return 0, nil
+	case resultStubLibrary:
+		de := &DriverError{Call: "cuInit", Code: r}
+		return 0, detail([]error{ErrNoDriver, de}, "%v: the library found is the CUDA toolkit's stub, not the NVIDIA driver", ErrNoDriver)
+	default:
+		return 0, &DriverError{Call: "cuInit", Code: r}
+	}
+	var count int32
+	if err := check("cuDeviceGetCount", d.cuDeviceGetCount(&count)); err != nil {
+		return 0, err
+	}
+	return int(count), nil
+}
+
 // OpenDevice retains the primary context of device ordinal (0-based).
 // The error wraps ErrNoDriver when the driver library is missing, and
 // ErrNoDevice when there is no such device.

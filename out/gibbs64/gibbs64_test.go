@@ -74,6 +74,11 @@ func TestGPURelaxedDistribution(t *testing.T) {
 	gibbstest.GPURelaxedDistribution(t, harness())
 }
 
+// TestGPUMulti — GPU: chains split across samplers (one device twice) equal one sampler's bit for bit.
+func TestGPUMulti(t *testing.T) {
+	gibbstest.GPUMulti(t, harness())
+}
+
 // TestGPULargeState — GPU: a state over 2^31 elements (8.6 GB; GIBBSGEN_LARGE=1).
 func TestGPULargeState(t *testing.T) {
 	gibbstest.GPULargeState(t, harness())

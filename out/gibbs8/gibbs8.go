@@ -122,6 +122,13 @@ func New(device int) (*Sampler, error) {
 	return &Sampler{s}, nil
 }
 
+// NewMulti loads a sampler onto each of devices (every visible GPU if none
+// is given); its calls split the chains across them and equal one
+// sampler's results bit for bit (see gibbsrt.Multi).
+func NewMulti(devices ...int) (*gibbsrt.Multi[float32], error) {
+	return gibbsrt.NewMulti[float32](module, devices...)
+}
+
 // SetModel validates the 8×8 precision matrix Q and the mean mu and uploads
 // them. Q must be symmetric (within gibbsrt.SymmetryTolerance), with a
 // positive diagonal, and positive definite; each error names what failed.
