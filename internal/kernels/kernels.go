@@ -325,6 +325,13 @@ var table = []Kernel{
 		Geometry: threadPerChain,
 		Symbols:  []string{SymbolWeightG, SymbolOffset, SymbolScale},
 		Dims:     threadDims,
+		// ptxas keeps this entry point (for callers' own normals, not the
+		// sampler's hot path) to 80 registers and may spill one of them:
+		// 8 bytes of stores, 4 of loads at dim 26 on sm_80 (nvcc 11.8, a
+		// scan of every dim; 3 local accesses in its 3000 instructions).
+		Spills: func(int, DType) map[string]int {
+			return map[string]int{"gibbs_sweep_noise": 16}
+		},
 	},
 	{
 		Name: "gibbs_sweep_warp", Role: Sweep, Block: "kernel_warp",
