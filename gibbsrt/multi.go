@@ -61,14 +61,20 @@ func (mg *Multi[T]) Dim() int { return mg.samplers[0].Dim() }
 // each runs f on every device concurrently and joins the errors, each
 // naming its device.
 func (mg *Multi[T]) each(f func(i int, s *Sampler[T]) error) error {
-	errs := make([]error, len(mg.samplers))
+	return onDevices(mg.devices, func(i int) error { return f(i, mg.samplers[i]) })
+}
+
+// onDevices runs f(i) for every i of devices concurrently, one goroutine
+// each, and joins the errors, each naming devices[i].
+func onDevices(devices []int, f func(i int) error) error {
+	errs := make([]error, len(devices))
 	var wg sync.WaitGroup
-	for i, s := range mg.samplers {
+	for i := range devices {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := f(i, s); err != nil {
-				errs[i] = fmt.Errorf("gibbsrt: device %d: %w", mg.devices[i], err)
+			if err := f(i); err != nil {
+				errs[i] = fmt.Errorf("gibbsrt: device %d: %w", devices[i], err)
 			}
 		}()
 	}
@@ -116,28 +122,15 @@ func (mg *Multi[T]) Sweep(x []T, sweeps int, st Stream) error {
 // sweepShards runs sweep on shard i of n of the chains of x concurrently,
 // with the shard's part of x and its stream; errors name devices[i].
 func sweepShards[T Float](n, chains, dim int, x []T, st Stream, sweep func(i int, part []T, st Stream) error, devices []int) error {
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
+	return onDevices(devices[:n], func(i int) error {
 		first, count, err := Shard(chains, i, n)
-		if err != nil {
+		if err != nil || count == 0 {
 			return err
-		}
-		if count == 0 {
-			continue
 		}
 		sub := st
 		sub.Chain += uint64(first)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := sweep(i, x[first*dim:(first+count)*dim], sub); err != nil {
-				errs[i] = fmt.Errorf("gibbsrt: device %d: %w", devices[i], err)
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+		return sweep(i, x[first*dim:(first+count)*dim], sub)
+	})
 }
 
 // MultiState is device-resident state split across a Multi's devices:

@@ -390,28 +390,43 @@ type Context struct {
 	active int
 }
 
-// DeviceCount returns the number of CUDA devices the driver sees. The error
-// wraps ErrNoDriver when the driver library is missing.
+// DeviceCount returns the number of CUDA devices the driver sees (0 when
+// it reports none). The error wraps ErrNoDriver when the driver library is
+// missing.
 func DeviceCount() (int, error) {
+	_, n, err := initDriver()
+	if errors.Is(err, ErrNoDevice) {
+		return 0, nil
+	}
+	return n, err
+}
+
+// initDriver loads the driver, initializes it and counts its devices.
+func initDriver() (*driver, int, error) {
 	d, err := loadDriver()
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
+	// cuInit is cheap after the first call and must precede everything else.
 	switch r := d.cuInit(0); r {
 	case resultSuccess:
 	case resultNoDevice:
-		return 0, nil
-	case resultStubLibrary:
 		de := &DriverError{Call: "cuInit", Code: r}
-		return 0, detail([]error{ErrNoDriver, de}, "%v: the library found is the CUDA toolkit's stub, not the NVIDIA driver", ErrNoDriver)
+		return nil, 0, detail([]error{ErrNoDevice, de}, "%v (cuInit: %s (%d))", ErrNoDevice, r, int32(r))
+	case resultStubLibrary:
+		// The toolkit ships a stub libcuda.so for linking; it loads, but is
+		// not a driver.
+		de := &DriverError{Call: "cuInit", Code: r}
+		return nil, 0, detail([]error{ErrNoDriver, de},
+			"%v: the library found is the CUDA toolkit's stub, not the NVIDIA driver (cuInit: %s (%d))", ErrNoDriver, r, int32(r))
 	default:
-		return 0, &DriverError{Call: "cuInit", Code: r}
+		return nil, 0, &DriverError{Call: "cuInit", Code: r}
 	}
 	var count int32
 	if err := check("cuDeviceGetCount", d.cuDeviceGetCount(&count)); err != nil {
-		return 0, err
+		return nil, 0, err
 	}
-	return int(count), nil
+	return d, int(count), nil
 }
 
 // OpenDevice retains the primary context of device ordinal (0-based).
@@ -421,33 +436,14 @@ func OpenDevice(ordinal int) (*Context, error) {
 	if ordinal < 0 || ordinal > math.MaxInt32 {
 		return nil, fmt.Errorf("gibbsrt: invalid CUDA device ordinal %d", ordinal)
 	}
-	d, err := loadDriver()
+	d, count, err := initDriver()
 	if err != nil {
-		return nil, err
-	}
-	// cuInit is cheap after the first call and must precede everything else.
-	switch r := d.cuInit(0); r {
-	case resultSuccess:
-	case resultNoDevice:
-		de := &DriverError{Call: "cuInit", Code: r}
-		return nil, detail([]error{ErrNoDevice, de}, "%v (cuInit: %s (%d))", ErrNoDevice, r, int32(r))
-	case resultStubLibrary:
-		// The toolkit ships a stub libcuda.so for linking; it loads, but is
-		// not a driver.
-		de := &DriverError{Call: "cuInit", Code: r}
-		return nil, detail([]error{ErrNoDriver, de},
-			"%v: the library found is the CUDA toolkit's stub, not the NVIDIA driver (cuInit: %s (%d))", ErrNoDriver, r, int32(r))
-	default:
-		return nil, &DriverError{Call: "cuInit", Code: r}
-	}
-	var count int32
-	if err := check("cuDeviceGetCount", d.cuDeviceGetCount(&count)); err != nil {
 		return nil, err
 	}
 	if count == 0 {
 		return nil, detail([]error{ErrNoDevice}, "%v (the driver reports 0 devices)", ErrNoDevice)
 	}
-	if ordinal >= int(count) {
+	if ordinal >= count {
 		plural := "s"
 		if count == 1 {
 			plural = ""
