@@ -15,14 +15,20 @@ const addrNoRandomize = 0x0040000
 // numbering and some optimization decisions; seen with nvcc 11.8), so two
 // identical generations wrote different fatbins. The personality is set
 // on this OS thread only, for the fork, which inherits it; exec keeps it.
-func startReproducible(cmd *exec.Cmd) error {
+// caveat is why the output may vary where the personality could not be
+// set (a seccomp filter may forbid it), else "".
+func startReproducible(cmd *exec.Cmd) (caveat string, err error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	old, _, errno := syscall.RawSyscall(syscall.SYS_PERSONALITY, 0xffffffff, 0, 0)
 	if errno == 0 && old&addrNoRandomize == 0 {
-		if _, _, errno := syscall.RawSyscall(syscall.SYS_PERSONALITY, old|addrNoRandomize, 0, 0); errno == 0 {
+		_, _, errno = syscall.RawSyscall(syscall.SYS_PERSONALITY, old|addrNoRandomize, 0, 0)
+		if errno == 0 {
 			defer syscall.RawSyscall(syscall.SYS_PERSONALITY, old, 0, 0)
 		}
 	}
-	return cmd.Start()
+	if errno != 0 {
+		caveat = "address-space randomization could not be turned off for nvcc (personality: " + errno.Error() + ")"
+	}
+	return caveat, cmd.Start()
 }

@@ -176,6 +176,9 @@ type Build struct {
 	NVCC      string // nvcc version
 	Resources []Resources
 	Log       string // nvcc's complete stderr, for -v
+	// Caveats say why this fatbin's machine code may differ from another
+	// build's of the same source (scratch.go); none where it cannot.
+	Caveats []string
 }
 
 // NVCCError is a failed nvcc run; Output is nvcc's own text, verbatim.
@@ -231,11 +234,11 @@ func NVCCArgs(src, out string, targets []string, threads int) []string {
 // point's spills are within src.Spills.
 func (tc *Toolchain) Compile(ctx context.Context, src Source, targets []string, threads int, allowSpills bool) (Build, error) {
 	args := NVCCArgs(src.Name, "out.fatbin", targets, threads)
-	fatbin, log, err := tc.run(ctx, src, args, "out.fatbin")
+	r, err := tc.run(ctx, src, args, "out.fatbin")
 	if err != nil {
 		return Build{}, err
 	}
-	b := Build{Fatbin: fatbin, Targets: targets, NVCC: tc.Version, Log: log}
+	b := Build{Fatbin: r.out, Targets: targets, NVCC: tc.Version, Log: r.log, Caveats: r.caveats}
 	b.Resources = ParsePtxas(b.Log)
 	if !allowSpills {
 		var spills []Resources
@@ -271,40 +274,56 @@ func PTXArch(targets []string) string {
 	return fmt.Sprintf("compute_%d", oldest)
 }
 
-// CompilePTX compiles src to PTX for arch.
+// CompilePTX compiles src to PTX for arch. Its caveats are those of
+// Compile, which runs in the same environment.
 func (tc *Toolchain) CompilePTX(ctx context.Context, src Source, arch string) ([]byte, error) {
-	ptx, _, err := tc.run(ctx, src, PTXArgs(src.Name, "out.ptx", arch), "out.ptx")
-	return ptx, err
+	r, err := tc.run(ctx, src, PTXArgs(src.Name, "out.ptx", arch), "out.ptx")
+	return r.out, err
+}
+
+// nvccRun is what one nvcc run gives back.
+type nvccRun struct {
+	out     []byte   // the output file
+	log     string   // nvcc's stdout and stderr
+	caveats []string // why the output may differ from other runs' (scratch.go)
 }
 
 // run writes src to a scratch directory, runs nvcc there with args and
 // returns the file out and nvcc's output.
-func (tc *Toolchain) run(ctx context.Context, src Source, args []string, out string) ([]byte, string, error) {
-	dir, err := os.MkdirTemp("", "gibbsgen-nvcc-")
+func (tc *Toolchain) run(ctx context.Context, src Source, args []string, out string) (nvccRun, error) {
+	var r nvccRun
+	dir, fixed, err := newScratch()
 	if err != nil {
-		return nil, "", err
+		return r, err
 	}
 	defer os.RemoveAll(dir)
+	if !fixed {
+		r.caveats = append(r.caveats, fmt.Sprintf("no temporary directory is short enough for a scratch path of %d bytes", scratchPathLen))
+	}
 	if err := os.WriteFile(filepath.Join(dir, src.Name), src.Text, 0o644); err != nil {
-		return nil, "", err
+		return r, err
 	}
 	cmd := exec.CommandContext(ctx, tc.Path, args...)
 	cmd.Dir = dir // relative names keep the scratch path out of the output
+	cmd.Env = scratchEnv(cmd)
 	var stderr bytes.Buffer
 	cmd.Stdout = &stderr
 	cmd.Stderr = &stderr
-	err = startReproducible(cmd)
+	caveat, err := startReproducible(cmd)
+	if caveat != "" {
+		r.caveats = append(r.caveats, caveat)
+	}
 	if err == nil {
 		err = cmd.Wait()
 	}
 	if err != nil {
-		return nil, "", &NVCCError{Args: args, Err: err, Output: stderr.String()}
+		return r, &NVCCError{Args: args, Err: err, Output: stderr.String()}
 	}
-	b, err := os.ReadFile(filepath.Join(dir, out))
-	if err != nil {
-		return nil, "", fmt.Errorf("nvcc succeeded but wrote no %s: %w", out, err)
+	r.log = stderr.String()
+	if r.out, err = os.ReadFile(filepath.Join(dir, out)); err != nil {
+		return r, fmt.Errorf("nvcc succeeded but wrote no %s: %w", out, err)
 	}
-	return b, stderr.String(), nil
+	return r, nil
 }
 
 var (

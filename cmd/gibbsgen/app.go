@@ -160,6 +160,9 @@ func generate(c *cli.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for _, why := range b.Caveats {
+		fmt.Fprintf(stderr, "gibbsgen: warning: %s; the fatbin's code may differ from another build's of the same source\n", why)
+	}
 	if c.Bool("verbose") {
 		for _, r := range b.Resources {
 			fmt.Fprintf(stdout, "%-20s %-7s %3d registers  %5d B stack  %4d/%4d B spill st/ld  %6d B smem\n",

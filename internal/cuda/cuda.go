@@ -239,7 +239,7 @@ func loadDriver() (*driver, error) {
 func loadDriverFrom(library string) (*driver, error) {
 	h, err := dlopen(library)
 	if err != nil {
-		return nil, detail([]error{ErrNoDriver, err}, "%v: %v", ErrNoDriver, err)
+		return nil, detail([]error{ErrNoDriver, err}, "%v: dlopen %s: %v", ErrNoDriver, library, err)
 	}
 	d := new(driver)
 	// Where cuda.h #defines a name to a _v2 symbol, bind the _v2 one: the

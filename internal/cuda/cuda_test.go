@@ -84,23 +84,35 @@ func TestDriverErrorMessage(t *testing.T) {
 
 func TestDriverLoadMissingLibrary(t *testing.T) {
 	const lib = "libgibbsrt-no-such-library.so.1"
-	d, err := loadDriverFrom(lib)
-	if err == nil || d != nil {
-		t.Fatalf("loadDriverFrom(%q) = %v, %v; want an error", lib, d, err)
+	// dlerror's message is per thread: repeat from many goroutines so that
+	// a goroutine moved between dlopen and dlerror would show up as an
+	// empty reason (as it once did in CI).
+	var wg sync.WaitGroup
+	errs := make([]error, 64)
+	for i := range errs {
+		wg.Go(func() {
+			_, errs[i] = loadDriverFrom(lib)
+		})
 	}
-	if !errors.Is(err, ErrNoDriver) {
-		t.Errorf("error %q does not wrap ErrNoDriver", err)
-	}
-	msg := err.Error()
-	if !strings.Contains(msg, "libcuda.so.1 (the NVIDIA driver library) could not be loaded") {
-		t.Errorf("error %q does not say the driver could not be loaded", msg)
-	}
-	if !strings.Contains(msg, lib) { // dlerror names the file
-		t.Errorf("error %q lacks the dlopen error", msg)
-	}
-	var dl purego.Dlerror
-	if !errors.As(err, &dl) {
-		t.Errorf("error %q does not wrap the purego.Dlerror", msg)
+	wg.Wait()
+	for _, err := range errs {
+		if err == nil {
+			t.Fatalf("loadDriverFrom(%q) succeeded; want an error", lib)
+		}
+		if !errors.Is(err, ErrNoDriver) {
+			t.Errorf("error %q does not wrap ErrNoDriver", err)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "libcuda.so.1 (the NVIDIA driver library) could not be loaded: dlopen "+lib+": ") {
+			t.Errorf("error %q does not say which library could not be loaded", msg)
+		}
+		var dl purego.Dlerror
+		if !errors.As(err, &dl) {
+			t.Fatalf("error %q does not wrap the purego.Dlerror", msg)
+		}
+		if !strings.Contains(dl.Error(), lib) { // dlerror names the file
+			t.Errorf("the dlopen error %q lacks dlerror's reason", dl.Error())
+		}
 	}
 }
 
