@@ -43,6 +43,7 @@ type manifest struct {
 	Dim     int    `json:"dim"`
 	DType   string `json:"dtype"`
 	Package string `json:"package"`
+	ABI     int    `json:"abi_version"`
 	Kernels []struct {
 		Name string `json:"name"`
 	} `json:"kernels"`
@@ -60,6 +61,13 @@ func loadPackage(dir string) (gibbsrt.ModuleSpec, error) {
 	var m manifest
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return gibbsrt.ModuleSpec{}, fmt.Errorf("%s/gibbsgen.json: %w", dir, err)
+	}
+	// The runtime launches a module's kernels with its own table's
+	// geometry, so a package of another ABI version would run wrong
+	// launches; its generated code would not compile against this runtime.
+	if m.ABI < gibbsrt.MinVersion || m.ABI > gibbsrt.MaxVersion {
+		return gibbsrt.ModuleSpec{}, fmt.Errorf("%s: abi_version %d; this bench's runtime supports %d to %d (regenerate the package, or use the bench of its gibbsgen)",
+			dir, m.ABI, gibbsrt.MinVersion, gibbsrt.MaxVersion)
 	}
 	spec := gibbsrt.ModuleSpec{Dim: m.Dim, DType: m.DType}
 	for _, k := range m.Kernels {
