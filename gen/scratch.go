@@ -21,7 +21,8 @@ import (
 // TMPDIR or of the random part of a temporary name.
 
 // scratchPathLen is the length of "/tmp/gibbsgen-nvcc-" and ten digits, the
-// usual name os.MkdirTemp gave, under which out/'s fatbins were built.
+// usual name os.MkdirTemp gave, under which out/'s fatbins were built (only
+// the length matters).
 const scratchPathLen = len("/tmp/gibbsgen-nvcc-") + 10
 
 // nvccTempDir is nvcc's TMPDIR, relative to the scratch directory; it has
@@ -46,30 +47,26 @@ func newScratch() (dir string, fixed bool, err error) {
 }
 
 // fixedLengthDir makes a new directory whose absolute path is scratchPathLen
-// bytes long, under the temporary directory or else /tmp. Where neither is
-// short enough it falls back to os.MkdirTemp: nvcc then still writes correct
-// code, but its register allocation may differ from other machines'.
+// bytes long, "gibbsgen-" and random digits under the temporary directory
+// or else /tmp. Where neither is short enough it falls back to
+// os.MkdirTemp: nvcc then still writes correct code, but its register
+// allocation may differ from other machines'.
 func fixedLengthDir() (dir string, fixed bool, err error) {
 	for _, base := range []string{os.TempDir(), "/tmp"} {
 		base, err := filepath.EvalSymlinks(base) // nvcc sees the real path
 		if err != nil || !filepath.IsAbs(base) {
 			continue
 		}
-		for _, prefix := range []string{"gibbsgen-nvcc-", "gibbsgen-", "gg-"} {
-			stem := filepath.Join(base, prefix)
-			n := scratchPathLen - len(stem)
-			if n < minRandom {
-				continue
+		stem := filepath.Join(base, "gibbsgen-")
+		n := scratchPathLen - len(stem)
+		for try := 0; n >= minRandom && try < 100; try++ {
+			dir := stem + randomDigits(n)
+			err := os.Mkdir(dir, 0o700)
+			if err == nil {
+				return dir, true, nil
 			}
-			for range 100 {
-				dir := stem + randomDigits(n)
-				err := os.Mkdir(dir, 0o700)
-				if err == nil {
-					return dir, true, nil
-				}
-				if !errors.Is(err, fs.ErrExist) {
-					break
-				}
+			if !errors.Is(err, fs.ErrExist) {
+				break
 			}
 		}
 	}
