@@ -54,7 +54,11 @@ func (b *bench) check(d *dimRun) error {
 	dim, chains, sweeps := d.e.dim, b.opt.checkChains, b.opt.checkSweeps
 	rng := rand.New(rand.NewPCG(uint64(dim), 7))
 	x0 := randomStart[float32](d.model, chains, rng)
-	want, err := referenceSweep(dim, d.rows, d.model.Mu, x0, sweeps)
+	want, err := referenceSweep(dim, d.rows, d.model.Mu, x0, sweeps, gibbsrt.FormSequential)
+	if err != nil {
+		return err
+	}
+	wantMatrix, err := referenceSweep(dim, d.rows, d.model.Mu, x0, sweeps, gibbsrt.FormMatrix)
 	if err != nil {
 		return err
 	}
@@ -87,7 +91,7 @@ func (b *bench) check(d *dimRun) error {
 		if err := ds.Upload(x0); err != nil {
 			return err
 		}
-		if err := d.s.SetStrategy(k.strategy); err != nil {
+		if err := setStrategy(d.s, k.strategy); err != nil {
 			return err
 		}
 		if err := d.s.SweepDevice(ds, sweeps, checkStream); err != nil {
@@ -105,7 +109,11 @@ func (b *bench) check(d *dimRun) error {
 		if err := sweep(k); err != nil {
 			return fmt.Errorf("check %s: %w", k, err)
 		}
-		c := compare(dim, k.String(), chains, sweeps, got, want)
+		w := want
+		if !k.generic && formOf(k.strategy) == gibbsrt.FormMatrix {
+			w = wantMatrix
+		}
+		c := compare(dim, k.String(), chains, sweeps, got, w)
 		b.rep.Checks = append(b.rep.Checks, c)
 		verdict := "PASS"
 		if !c.Pass {
@@ -118,7 +126,7 @@ func (b *bench) check(d *dimRun) error {
 		}
 	}
 	b.printf("\n")
-	return d.s.SetStrategy(gibbsrt.Auto)
+	return setStrategy(d.s, gibbsrt.Auto)
 }
 
 func compare[T gibbsrt.Float](dim int, kernel string, chains, sweeps int, got, want []T) Check {
@@ -137,8 +145,11 @@ func compare[T gibbsrt.Float](dim int, kernel string, chains, sweeps int, got, w
 
 // referenceSweep returns x0 after sweeps sweeps of gibbsrt.Reference on
 // the model, with checkStream: what every kernel's check must equal.
-func referenceSweep[T gibbsrt.Float](dim int, rows [][]float64, mu []float64, x0 []T, sweeps int) ([]T, error) {
+func referenceSweep[T gibbsrt.Float](dim int, rows [][]float64, mu []float64, x0 []T, sweeps int, form gibbsrt.Form) ([]T, error) {
 	ref := gibbsrt.NewReference[T]()
+	if err := ref.SetScheme(gibbsrt.Scheme{Kind: gibbsrt.Forward, Omega: 1, Form: form}); err != nil {
+		return nil, err
+	}
 	if err := ref.SetModel(dim, rows, mu); err != nil {
 		return nil, err
 	}

@@ -109,7 +109,7 @@ func (b *bench) runDim(e dimEntry) error {
 			return fmt.Errorf("B=%d: %w", batch, err)
 		}
 	}
-	if err := s.SetStrategy(gibbsrt.Auto); err != nil {
+	if err := setStrategy(s, gibbsrt.Auto); err != nil {
 		return err
 	}
 	b.resultsHeader(e.dim)
@@ -159,7 +159,7 @@ func (b *bench) runBatch(d *dimRun, batch int) error {
 				if err := ds.Upload(x0); err != nil {
 					return err
 				}
-				if err := d.s.SetStrategy(k.strategy); err != nil {
+				if err := setStrategy(d.s, k.strategy); err != nil {
 					return err
 				}
 				row.Resolved = d.s.Choose(batch, sweeps).String()

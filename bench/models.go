@@ -185,7 +185,7 @@ func (b *bench) timeModel(s *gibbsrt.Sampler[float32], dim int, m gibbstest.Mode
 		if err := ds.Upload(x0); err != nil {
 			return err
 		}
-		if err := s.SetStrategy(st); err != nil {
+		if err := setStrategy(s, st); err != nil {
 			return err
 		}
 		stream := gibbsrt.Stream{Seed: benchSeed}
@@ -210,5 +210,5 @@ func (b *bench) timeModel(s *gibbsrt.Sampler[float32], dim int, m gibbstest.Mode
 		b.rep.Models = append(b.rep.Models, r)
 		b.printf("%4d  %-32s %8d  %-8s %12.3f %11.2fx\n", r.Dim, r.Model, r.Batch, r.Strategy, r.UsPerSweep, r.VsBestOther)
 	}
-	return s.SetStrategy(gibbsrt.Auto)
+	return setStrategy(s, gibbsrt.Auto)
 }

@@ -152,7 +152,7 @@ func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsrt.ModuleSpec
 					ds.Free()
 					return err
 				}
-				if err := s.SetStrategy(k); err != nil {
+				if err := setStrategy(s, k); err != nil {
 					ds.Free()
 					return err
 				}
@@ -181,9 +181,27 @@ func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsrt.ModuleSpec
 					r.SecPerSweep*1e6, r.ChainSweepsPerSec, r.FloorSecPerSweep*1e6, 100*r.FractionOfFloor, r.Bound)
 			}
 		}
+		if slices.Contains(s.Strategies(), gibbsrt.Matrix) {
+			// Exact draws (the Matrix strategy's): µs per draw of every chain.
+			st := gibbsrt.Stream{Seed: benchSeed}
+			stats, err := b.timeLaunches(func() error {
+				err := s.DrawExactDevice(ds, st)
+				st.Sweep++
+				return err
+			})
+			if err != nil {
+				ds.Free()
+				return fmt.Errorf("exact draws, B=%d: %w", batch, err)
+			}
+			r := PackageRow{Dir: dir, Dim: dim, DType: spec.DType, Batch: batch, SweepsPerLaunch: 1,
+				Kernel: "exact", Resolved: "matrix", Launch: stats, SecPerSweep: stats.MedianMs * 1e-3}
+			r.ChainSweepsPerSec = float64(batch) / r.SecPerSweep
+			b.rep.Packages = append(b.rep.Packages, r)
+			b.printf("%5d %8d %6d  %-13s %12.3f %14.3e %12s %7s  %s\n", dim, batch, 1, "exact-draw", r.SecPerSweep*1e6, r.ChainSweepsPerSec, "-", "-", "one draw of every chain per launch")
+		}
 		ds.Free()
 	}
-	return s.SetStrategy(gibbsrt.Auto)
+	return setStrategy(s, gibbsrt.Auto)
 }
 
 // checkPackage runs every strategy of s on a small batch and compares the
@@ -192,9 +210,13 @@ func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsrt.ModuleSpec
 func checkPackage[T gibbsrt.Float](b *bench, dir string, s *gibbsrt.Sampler[T], model gibbstest.Model) error {
 	dim, chains, sweeps := s.Dim(), b.opt.checkChains, b.opt.checkSweeps
 	x0 := randomStart[T](model, chains, rand.New(rand.NewPCG(uint64(dim), 7)))
-	want, err := referenceSweep(dim, model.Rows(), model.Mu, x0, sweeps)
-	if err != nil {
-		return err
+	want := map[gibbsrt.Form][]T{}
+	for _, f := range []gibbsrt.Form{gibbsrt.FormSequential, gibbsrt.FormMatrix} {
+		w, err := referenceSweep(dim, model.Rows(), model.Mu, x0, sweeps, f)
+		if err != nil {
+			return err
+		}
+		want[f] = w
 	}
 	ds, err := s.NewDeviceState(chains)
 	if err != nil {
@@ -207,7 +229,7 @@ func checkPackage[T gibbsrt.Float](b *bench, dir string, s *gibbsrt.Sampler[T], 
 		if err := ds.Upload(x0); err != nil {
 			return err
 		}
-		if err := s.SetStrategy(st); err != nil {
+		if err := setStrategy(s, st); err != nil {
 			return err
 		}
 		if err := s.SweepDevice(ds, sweeps, checkStream); err != nil {
@@ -219,7 +241,7 @@ func checkPackage[T gibbsrt.Float](b *bench, dir string, s *gibbsrt.Sampler[T], 
 		if err := ds.Download(got); err != nil {
 			return err
 		}
-		c := compare(dim, st.String(), chains, sweeps, got, want)
+		c := compare(dim, st.String(), chains, sweeps, got, want[formOf(st)])
 		b.rep.Checks = append(b.rep.Checks, c)
 		verdict := "PASS"
 		if !c.Pass {
@@ -229,7 +251,7 @@ func checkPackage[T gibbsrt.Float](b *bench, dir string, s *gibbsrt.Sampler[T], 
 		b.printf(" %s %s", st, verdict)
 	}
 	b.printf("\n")
-	return nil
+	return setStrategy(s, gibbsrt.Auto)
 }
 
 // sizeOf is the size in bytes of T.

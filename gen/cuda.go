@@ -45,6 +45,8 @@ type cudaData struct {
 	BackwardGroups, ChebyshevStride                  int
 	Tile                                             kernels.Tile
 	TileWarps                                        int
+	Matrix                                           kernels.MatrixShape
+	MatrixZTile, MatrixExactKind                     int
 	DType                                            kernels.DType
 	Normal                                           normalData
 	Kernels                                          []*kernels.Kernel
@@ -106,6 +108,9 @@ func render(s Spec, name string, ks []*kernels.Kernel) (Source, error) {
 		BackwardGroups:  kernels.BackwardGroups,
 		Tile:            kernels.TileShape(s.Dim, s.dtype()),
 		TileWarps:       kernels.TileWarps,
+		Matrix:          kernels.MatrixShapeOf(s.Dim, s.dtype()),
+		MatrixZTile:     kernels.MatrixZTile,
+		MatrixExactKind: kernels.MatrixExactKind,
 		ChebyshevStride: kernels.ChebyshevStride,
 		DType:           s.dtype(),
 		Normal:          normal,

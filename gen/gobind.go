@@ -117,6 +117,12 @@ func noiseForward(s Spec) forward {
 		[]jen.Code{jen.Id("x"), jen.Id("noise"), jen.Id("sweeps")}, errRes}
 }
 
+func exactForward(s Spec) forward {
+	return forward{"DrawExact", fmt.Sprintf("DrawExact replaces each chain of x, the row-major [chains][%d] state, by\nan exact draw from N(mu, Q⁻¹), made with the normals of stream sweep\nst.Sweep (see gibbsrt.Reference.DrawExact): chains started so need no\nburn-in; sweep them from st.Sweep+1 on. The GPU draws them with the\nMatrix strategy: a package without it returns gibbsrt.MissingKernelError.", s.Dim),
+		[]jen.Code{jen.Id("x").Index().Add(elem(s)), jen.Id("st").Id("Stream")},
+		[]jen.Code{jen.Id("x"), jen.Id("st")}, errRes}
+}
+
 func schemeForward() forward {
 	return forward{"SetScheme", "SetScheme sets how later sweeps update the chains: forward, backward or\nsymmetric sweeps, and the over-relaxation ω (0 chooses it from the\nmodel). The default is plain Gibbs (gibbsrt.Plain).",
 		[]jen.Code{jen.Id("sc").Id("Scheme")}, []jen.Code{jen.Id("sc")}, errRes}
@@ -161,7 +167,7 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 
 	f.Comment(lineComment("Stream names the random numbers a sweep draws: sweep k of a call\nupdates its chain j with the normals of chain Chain+j at sweep Sweep+k."))
 	f.Type().Id("Stream").Op("=").Add(rt("Stream"))
-	f.Comment("Strategy selects a GPU kernel; every strategy gives the same result.")
+	f.Comment("Strategy selects a GPU kernel; every strategy of a form gives the same result.")
 	f.Type().Id("Strategy").Op("=").Add(rt("Strategy"))
 	f.Comment(lineComment("The GPU strategies (see gibbsrt.Strategy). This package holds\n" + strategyList(s) + "; SetStrategy refuses the others."))
 	defs := []jen.Code{jen.Id("Auto").Op("=").Add(rt("Auto"))}
@@ -176,6 +182,12 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 		jen.Id("Forward").Op("=").Add(rt("Forward")),
 		jen.Id("Backward").Op("=").Add(rt("Backward")),
 		jen.Id("Symmetric").Op("=").Add(rt("Symmetric")),
+	)
+	f.Comment(lineComment("The arithmetic of a sweep's passes, Scheme.Form (see gibbsrt.Form): the\nMatrix strategy runs the matrix form, every other strategy the\nsequential one."))
+	f.Const().Defs(
+		jen.Id("FormAuto").Op("=").Add(rt("FormAuto")),
+		jen.Id("FormSequential").Op("=").Add(rt("FormSequential")),
+		jen.Id("FormMatrix").Op("=").Add(rt("FormMatrix")),
 	)
 
 	for _, a := range []struct{ name, doc string }{
@@ -265,6 +277,10 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 		{"SweepChebyshev", "SweepChebyshev runs iterations Chebyshev-accelerated symmetric sweeps on\nx, with prev its previous iterates (as many chains), for burn-in; first\nis the index of the first iteration (0 to start, with prev equal to x).\nSee gibbsrt.Sampler.SweepChebyshev.",
 			[]jen.Code{jen.List(jen.Id("x"), jen.Id("prev")).Op("*").Id("DeviceState"), jen.List(jen.Id("first"), jen.Id("iterations")).Int(), jen.Id("st").Id("Stream")},
 			[]jen.Code{jen.Id("x"), jen.Id("prev"), jen.Id("first"), jen.Id("iterations"), jen.Id("st")}, errRes},
+		exactForward(s),
+		{"DrawExactDevice", "DrawExactDevice is DrawExact on device-resident state, queued.",
+			[]jen.Code{jen.Id("x").Op("*").Id("DeviceState"), jen.Id("st").Id("Stream")},
+			[]jen.Code{jen.Id("x"), jen.Id("st")}, errRes},
 		{"Synchronize", "Synchronize waits for the queued work; a kernel's error surfaces here.", nil, nil, errRes},
 		noiseForward(s),
 		{"Close", "Close releases the device resources. It is idempotent; any later call\nreturns gibbsrt.ErrClosed.", nil, nil, errRes},
@@ -290,6 +306,7 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 			[]jen.Code{jen.Id("x"), jen.Id("prev"), jen.Id("first"), jen.Id("iterations"), jen.Id("st")}, errRes},
 		traceForward(s),
 		noiseForward(s),
+		exactForward(s),
 	}
 	for _, m := range refMethods {
 		emitForward(f, "Reference", "r", jen.Id("r").Dot("r"), m)
@@ -332,6 +349,8 @@ func testFile(s Spec, b Build) *jen.File {
 		{"TestGPUClose", "GPUClose", "GPU: Close is idempotent and later calls fail; skips without a device."},
 		{"TestGPUDistribution", "GPUDistribution", "GPU: closed-form checks at 1M chains, GPU = CPU after 1000 sweeps, tails."},
 		{"TestGPURelaxedDistribution", "GPURelaxedDistribution", "GPU: the schemes' and Chebyshev's closed-form checks at 1M chains."},
+		{"TestMatrix", "Matrix", "CPU: the matrix form's exact draws and sweeps against closed forms."},
+		{"TestGPUMatrix", "GPUMatrix", "GPU: the Matrix strategy equals the twin in the matrix form bit for bit; exact draws; closed forms at 1M chains."},
 		{"TestGPUMulti", "GPUMulti", "GPU: chains split across samplers (one device twice) equal one sampler's bit for bit."},
 		{"TestGPULargeState", "GPULargeState", "GPU: a state over 2^31 elements (8.6 GB; GIBBSGEN_LARGE=1)."},
 	} {

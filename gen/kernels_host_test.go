@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
@@ -57,12 +58,16 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 		{
 			rng := rand.New(rand.NewPCG(uint64(dim), 7))
 			model := gibbstest.RandomSPD(dim, 100, rng, gibbstest.NonzeroMean(dim))
-			co, err := gibbsrt.NewCoefficients[T](dim, model.Rows(), model.Mu)
-			if err != nil {
-				t.Fatal(err)
-			}
 			ref := gibbsrt.NewReference[T]()
 			if err := ref.SetModel(dim, model.Rows(), model.Mu); err != nil {
+				t.Fatal(err)
+			}
+			// The Matrix strategy's twin: the same model in the matrix form.
+			mref := gibbsrt.NewReference[T]()
+			if err := mref.SetScheme(gibbsrt.Scheme{Kind: gibbsrt.Forward, Omega: 1, Form: gibbsrt.FormMatrix}); err != nil {
+				t.Fatal(err)
+			}
+			if err := mref.SetModel(dim, model.Rows(), model.Mu); err != nil {
 				t.Fatal(err)
 			}
 			st := gibbsrt.Stream{Seed: 0xfedcba9876543210, Sweep: 1<<40 + 11, Chain: 1<<33 + 5}
@@ -85,7 +90,7 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 				}
 			}
 			d := &emuDevice{m: m}
-			uploadTables(d, s, co)
+			uploadTables(t, d, s, ref)
 			var starts [][]T
 			for _, r := range runs {
 				tr := gibbsrt.Trace{Thin: 2, FirstChain: min(1, r.chains-1), Coords: []int{0, 3, 4}}
@@ -95,20 +100,43 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 				}
 				starts = append(starts, x0)
 				x := d.Upload(x0)
-				d.Launch(r.k.Name, r.k.Launch(dim).Blocks(r.chains), r.k.Launch(dim).Threads,
+				d.Launch(r.k.Name, r.k.Launch(dim, s.dtype()).Blocks(r.chains), r.k.Launch(dim, s.dtype()).Threads,
 					x, uint64(r.chains), uint32(r.sweeps), st.Seed, st.Sweep, st.Chain)
 				d.Read(x)
 				// The traced entry point, from the same start.
 				recs, sh := traceShapeOf(tr, dim, r.chains, st.Sweep, r.sweeps)
 				xt, out, index := d.Upload(x0), d.Alloc(uint64(8*max(1, recs*sh.rows*sh.cols))), d.Upload(sh.index)
-				d.Launch(r.k.Traced, r.k.Launch(dim).Blocks(r.chains), r.k.Launch(dim).Threads,
+				d.Launch(r.k.Traced, r.k.Launch(dim, s.dtype()).Blocks(r.chains), r.k.Launch(dim, s.dtype()).Threads,
 					xt, uint64(r.chains), uint32(r.sweeps), st.Seed, st.Sweep, st.Chain,
 					out, uint32(tr.Thin), uint64(sh.first), uint64(sh.rows), index, uint32(sh.cols))
 				d.Read(xt)
 				d.Read(out)
 			}
+			// Exact draws: the Matrix strategy's Ext entry point, kind 3.
+			exact := kernels.ForStrategy(kernels.Matrix)
+			var exactStart []T
+			if slices.Contains(s.Kernels(), exact) {
+				const chains = 37
+				exactStart = make([]T, chains*dim)
+				x := d.Upload(exactStart)
+				g := exact.Launch(dim, s.dtype())
+				d.Launch(exact.Ext, g.Blocks(chains), g.Threads, x, uint64(chains), uint32(1), st.Seed, st.Sweep, st.Chain,
+					uint32(kernels.MatrixExactKind), nil, nil, nil, uint32(0), uint64(0), uint64(0), nil, uint32(0))
+				d.Read(x)
+			}
 			got := d.Run(t)
+			if exactStart != nil {
+				want := append([]T(nil), exactStart...)
+				if err := mref.DrawExact(want, st); err != nil {
+					t.Fatal(err)
+				}
+				requireSameBits(t, "exact draws", decode[T](got[len(got)-1]), want, dim)
+			}
 			for i, r := range runs {
+				ref := ref
+				if r.k.Strategy == kernels.Matrix {
+					ref = mref
+				}
 				tr := gibbsrt.Trace{Thin: 2, FirstChain: min(1, r.chains-1), Coords: []int{0, 3, 4}}
 				want := append([]T(nil), starts[i]...)
 				if err := ref.Sweep(want, r.sweeps, st); err != nil {
@@ -129,9 +157,14 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 	}
 }
 
-// uploadTables fills the module tables of s's kernels from co, as
-// gibbsrt.Sampler.SetModel does.
-func uploadTables[T gibbsrt.Float](d *emuDevice, s Spec, co *gibbsrt.Coefficients[T]) {
+// uploadTables fills the module tables of s's kernels from ref's model and
+// scheme, as gibbsrt.Sampler.SetModel does.
+func uploadTables[T gibbsrt.Float](t *testing.T, d *emuDevice, s Spec, ref *gibbsrt.Reference[T]) {
+	co := ref.Coefficients()
+	mt, err := ref.MatrixTables()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, sym := range kernels.SymbolsOf(s.Kernels()) {
 		switch sym.Name {
 		case kernels.SymbolWeight, kernels.SymbolWeightG:
@@ -144,6 +177,12 @@ func uploadTables[T gibbsrt.Float](d *emuDevice, s Spec, co *gibbsrt.Coefficient
 			d.Symbol(sym.Name, []T{co.Keep})
 		case kernels.SymbolWeightTile:
 			d.Symbol(sym.Name, co.TileTable())
+		case kernels.SymbolMatM:
+			d.Symbol(sym.Name, mt.M)
+		case kernels.SymbolMatN:
+			d.Symbol(sym.Name, mt.N)
+		case kernels.SymbolMatC:
+			d.Symbol(sym.Name, mt.C)
 		default:
 			panic("uploadTables: no data for table " + sym.Name)
 		}
@@ -223,17 +262,26 @@ func extKernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large
 			var checks []check
 			reads := 0
 			for _, c := range cases {
-				ref := gibbsrt.NewReference[T]()
-				if err := ref.SetScheme(c.scheme); err != nil {
-					t.Fatal(err)
+				refs := map[gibbsrt.Form]*gibbsrt.Reference[T]{}
+				for _, form := range []gibbsrt.Form{gibbsrt.FormSequential, gibbsrt.FormMatrix} {
+					sc := c.scheme
+					sc.Form = form
+					refs[form] = gibbsrt.NewReference[T]()
+					if err := refs[form].SetScheme(sc); err != nil {
+						t.Fatal(err)
+					}
+					if err := refs[form].SetModel(dim, model.Rows(), model.Mu); err != nil {
+						t.Fatal(err)
+					}
 				}
-				if err := ref.SetModel(dim, model.Rows(), model.Mu); err != nil {
-					t.Fatal(err)
-				}
-				uploadTables(d, s, ref.Coefficients())
+				uploadTables(t, d, s, refs[gibbsrt.FormSequential])
 				for _, k := range s.Kernels() {
 					if k.Role != kernels.Sweep || k.PTX {
 						continue
+					}
+					ref := refs[gibbsrt.FormSequential]
+					if k.Strategy == kernels.Matrix {
+						ref = refs[gibbsrt.FormMatrix]
 					}
 					x0 := make([]T, chains*dim)
 					p0 := make([]T, chains*dim)
@@ -274,7 +322,7 @@ func extKernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large
 						}
 					}
 					ck.x = want
-					d.Launch(k.Ext, k.Launch(dim).Blocks(chains), k.Launch(dim).Threads,
+					d.Launch(k.Ext, k.Launch(dim, s.dtype()).Blocks(chains), k.Launch(dim, s.dtype()).Threads,
 						x, uint64(chains), uint32(sweeps), st.Seed, st.Sweep, st.Chain,
 						kind, cheb, prev, trace, thin, tc0, tcs, index, cols)
 					d.Read(x)
@@ -375,7 +423,7 @@ func momentsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec) {
 		per := max(tile, ((n+nb-1)/nb+tile-1)/tile*tile)
 		blocks := (n + per - 1) / per
 		out := d.Alloc(uint64(8 * blocks * (1 + cols + cols*cols)))
-		d.Launch(k.Name, blocks, k.Launch(s.Dim).Threads, d.Upload(x), uint64(n), uint32(cols), uint64(per), out)
+		d.Launch(k.Name, blocks, k.Launch(s.Dim, s.dtype()).Threads, d.Upload(x), uint64(n), uint32(cols), uint64(per), out)
 		d.Read(out)
 		runs = append(runs, run{n, cols, blocks})
 		inputs = append(inputs, x)

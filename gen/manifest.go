@@ -22,9 +22,10 @@ type Param struct {
 // Grid is a kernel's launch shape: ceil(units/per_block) blocks of threads
 // threads, in one dimension.
 type Grid struct {
-	Units    string `json:"units"`
-	PerBlock int    `json:"per_block"`
-	Threads  int    `json:"threads"`
+	Units       string `json:"units"`
+	PerBlock    int    `json:"per_block"`
+	Threads     int    `json:"threads"`
+	SharedBytes int    `json:"shared_bytes,omitempty"` // dynamic shared memory per block
 }
 
 // Kernel is one entry point of the module.
@@ -91,11 +92,12 @@ const updateDoc = "a pass over the positions p = 0..dim-1 of frame f (f = 0: pos
 func Kernels(ks []*kernels.Kernel, dim int, dt kernels.DType) []Kernel {
 	var out []Kernel
 	for _, k := range ks {
+		g := k.Launch(dim, dt)
 		mk := Kernel{
 			Name:   k.Name,
 			Role:   k.Role.String(),
-			Launch: k.Launch(dim).String(),
-			Grid:   Grid{k.Launch(dim).Unit, k.Launch(dim).PerBlock, k.Launch(dim).Threads},
+			Launch: g.String(),
+			Grid:   Grid{g.Unit, g.PerBlock, g.Threads, g.Shared},
 			Doc:    k.Doc,
 			Params: params(k.Params, dt),
 			Reads:  append([]string{}, k.Symbols...),

@@ -38,6 +38,12 @@ type chebArgs struct {
 	table, prev cuda.DevicePtr
 }
 
+// exactArgs is the argument list of the Matrix strategy's Ext entry point
+// for one exact draw of every chain (kernels.MatrixExactKind).
+func exactArgs(x cuda.DevicePtr, chains int, st Stream) []any {
+	return extArgs(x, chains, 1, st, kernels.MatrixExactKind, chebArgs{}, traceArgs{})
+}
+
 // extArgs is the argument list of a Sweep kernel's Ext entry point.
 func extArgs(x cuda.DevicePtr, chains, sweeps int, st Stream, kind SweepKind, ch chebArgs, t traceArgs) []any {
 	return append(sweepArgs(x, chains, sweeps, st), uint32(kind), ch.table, ch.prev,
@@ -100,7 +106,7 @@ func (s *Sampler[T]) launch(l cuda.Locked, k *kernels.Kernel, e kernels.Entry, u
 	if err := checkArgs(name, params, args); err != nil {
 		return err
 	}
-	g := k.Launch(s.m.Dim)
+	g := k.Launch(s.m.Dim, dtypeOf[T]())
 	blocks := g.Blocks(units)
 	if blocks > maxGridX {
 		return fmt.Errorf("gibbsrt: %d %s need %d blocks of kernel %s, over CUDA's grid limit %d", units, g.Unit, blocks, name, maxGridX)
@@ -112,5 +118,5 @@ func (s *Sampler[T]) launch(l cuda.Locked, k *kernels.Kernel, e kernels.Entry, u
 			return err
 		}
 	}
-	return l.LaunchOn(s.stream, fn, [3]uint32{uint32(blocks), 1, 1}, [3]uint32{uint32(g.Threads), 1, 1}, 0, args...)
+	return l.LaunchOn(s.stream, fn, [3]uint32{uint32(blocks), 1, 1}, [3]uint32{uint32(g.Threads), 1, 1}, uint32(g.Shared), args...)
 }

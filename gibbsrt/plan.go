@@ -24,6 +24,7 @@ type plan[T Float] struct {
 	mu   sync.Mutex
 	mix  *Mixing
 	cheb *mixing.Chebyshev
+	mat  *MatrixTables[T]
 }
 
 // newPlan validates Q and mu, chooses ω if sc asks for it, and computes
@@ -131,6 +132,24 @@ func (p *plan[T]) chebyshevTable(first, n int) ([]T, error) {
 		}
 	}
 	return out, nil
+}
+
+// form is the arithmetic of the plan's passes.
+func (p *plan[T]) form() Form { return p.scheme.Form.resolve() }
+
+// matrix returns the plan's matrix-form tables, computed on first use (an
+// O(dim³) solve in float64).
+func (p *plan[T]) matrix() (*MatrixTables[T], error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.mat == nil {
+		m, err := newMatrixTables[T](p.q, p.mean, p.co.Omega)
+		if err != nil {
+			return nil, err
+		}
+		p.mat = m
+	}
+	return p.mat, nil
 }
 
 // ext reports whether sweeps under the plan need the Ext entry points.

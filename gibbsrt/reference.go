@@ -117,6 +117,15 @@ func (r *Reference[T]) Coefficients() *Coefficients[T] {
 	return r.p.co
 }
 
+// MatrixTables returns the matrix form's tables of the installed model at
+// the scheme's ω (computed on first use), or nil before SetModel.
+func (r *Reference[T]) MatrixTables() (*MatrixTables[T], error) {
+	if r.p == nil {
+		return nil, nil
+	}
+	return r.p.matrix()
+}
+
 // Sweep runs sweeps sweeps of the scheme over the row-major [chains][dim]
 // state x.
 func (r *Reference[T]) Sweep(x []T, sweeps int, st Stream) error {
@@ -175,10 +184,17 @@ func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T, c
 		kind = Symmetric
 	}
 	ext := r.p.ext() || ch.table != nil
+	var mt *MatrixTables[T] // the matrix form's tables, or nil
+	if r.p.form() == FormMatrix {
+		if mt, err = r.p.matrix(); err != nil {
+			return 0, err
+		}
+	}
 	run := func(lo, hi int) {
 		pos := make([]T, d)       // the chain in the current frame's order
 		z := make([]T, Stride(d)) // a pass's normals, by position
 		y := make([]T, d)         // a Chebyshev iteration's start
+		next := make([]T, d)      // the matrix form's new state
 		for c := lo; c < hi; c++ {
 			xc := x[c*d : (c+1)*d]
 			cur := 0
@@ -206,7 +222,11 @@ func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T, c
 						g = ch.table[kernels.ChebyshevStride*k+h]
 					}
 					passNormals(z, st.Seed, st.Chain+uint64(c), s, d, f)
-					co.pass(pos, z, f, g, ext)
+					if mt != nil {
+						mt.pass(pos, z, next, f, g)
+					} else {
+						co.pass(pos, z, f, g, ext)
+					}
 				}
 				if ch.table != nil {
 					if cur == 1 {
@@ -228,6 +248,34 @@ func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T, c
 	}
 	parallelChains(chains, sweeps*d*d, run)
 	return records, nil
+}
+
+// DrawExact replaces each chain of x ([chains][dim]) by an exact draw
+// from N(mu, Q⁻¹): x = mu + N·z in the matrix form's arithmetic
+// (MatrixTables, frame 2), z the normals of a forward sweep at stream
+// sweep st.Sweep. Chains started from exact draws need no burn-in; sweep
+// them from st.Sweep+1 on, since sweep st.Sweep's normals made the draw.
+func (r *Reference[T]) DrawExact(x []T, st Stream) error {
+	if r.p == nil {
+		return errors.New("gibbsrt: DrawExact called before SetModel")
+	}
+	d := r.p.dim
+	chains, err := CheckSweepArgs(d, len(x), 1, st)
+	if err != nil {
+		return err
+	}
+	mt, err := r.p.matrix()
+	if err != nil {
+		return err
+	}
+	parallelChains(chains, d*d, func(lo, hi int) {
+		z, next := make([]T, Stride(d)), make([]T, d)
+		for c := lo; c < hi; c++ {
+			passNormals(z, st.Seed, st.Chain+uint64(c), st.Sweep, d, 0)
+			mt.pass(x[c*d:(c+1)*d], z, next, 2, 1)
+		}
+	})
+	return nil
 }
 
 // parallelChains runs run over chains 0..chains-1 in ranges on every CPU
@@ -315,8 +363,8 @@ func (r *Reference[T]) SweepNoise(x, noise []T, sweeps int) error {
 	if len(noise) != sweeps*d*chains {
 		return fmt.Errorf("gibbsrt: noise has %d elements, want sweeps×dim×chains = %d×%d×%d = %d", len(noise), sweeps, d, chains, sweeps*d*chains)
 	}
-	if r.p.ext() {
-		return fmt.Errorf("gibbsrt: SweepNoise runs plain Gibbs sweeps; the scheme is %v", r.p.scheme)
+	if r.p.ext() || r.p.form() == FormMatrix {
+		return fmt.Errorf("gibbsrt: SweepNoise runs plain Gibbs sweeps in the sequential form; the scheme is %v", r.p.scheme)
 	}
 	z := make([]T, d)
 	for c := 0; c < chains; c++ {

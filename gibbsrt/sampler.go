@@ -87,16 +87,19 @@ func (s *Sampler[T]) load() error {
 			s.have = append(s.have, k.Strategy)
 			continue
 		}
-		f, err := mod.Function(k.Name)
-		if err != nil {
-			return err
-		}
-		s.fn[k.Name] = f
-		for _, e := range k.EntryPoints()[1:] {
+		shared := k.Launch(s.m.Dim, dtypeOf[T]()).Shared
+		for _, e := range k.EntryPoints() {
 			name, _ := k.EntryPoint(e)
-			if s.fn[name], err = mod.Function(name); err != nil {
+			f, err := mod.Function(name)
+			if err != nil {
 				return err
 			}
+			if shared > 0 { // with the static tables, past the default 48 KB
+				if err := s.ctx.SetMaxDynamicShared(f, shared); err != nil {
+					return fmt.Errorf("gibbsrt: kernel %s: %w", name, err)
+				}
+			}
+			s.fn[name] = f
 		}
 		if k.Role == kernels.Sweep {
 			s.have = append(s.have, k.Strategy)
@@ -229,8 +232,15 @@ func (s *Sampler[T]) install(p *plan[T]) error {
 		kernels.SymbolKeep: {co.Keep},
 	}
 	for _, sym := range kernels.SymbolsOf(s.kernels) {
-		if sym.Name == kernels.SymbolWeightTile {
+		switch sym.Name {
+		case kernels.SymbolWeightTile:
 			tables[sym.Name] = co.TileTable()
+		case kernels.SymbolMatM:
+			mt, err := p.matrix()
+			if err != nil {
+				return err
+			}
+			tables[kernels.SymbolMatM], tables[kernels.SymbolMatN], tables[kernels.SymbolMatC] = mt.M, mt.N, mt.C
 		}
 	}
 	err := s.ctx.Do(func(l cuda.Locked) error {
@@ -300,9 +310,13 @@ func (s *Sampler[T]) Choose(chains, sweeps int) Strategy {
 // per-model kernel once that entry point of it is compiled (and starts
 // compiling one not yet built).
 func (s *Sampler[T]) chooseFor(chains, sweeps int, e kernels.Entry) Strategy {
+	if s.p != nil && s.p.form() == FormMatrix {
+		return Matrix // the only strategy of the matrix form (checkForm)
+	}
 	if s.strategy != Auto {
 		return s.strategy
 	}
+	// Auto never changes the arithmetic: kernels.Choose skips Matrix.
 	have := s.have
 	if !s.specReady(e) { // compiling, failed, or no model yet
 		have = slices.DeleteFunc(slices.Clone(have), func(st Strategy) bool { return st == Specialized })
@@ -310,13 +324,20 @@ func (s *Sampler[T]) chooseFor(chains, sweeps int, e kernels.Entry) Strategy {
 	return kernels.Choose(kernels.Shape{Dim: s.m.Dim, Chains: chains, Sweeps: sweeps, Multiprocessors: s.sms, Ext: e == kernels.EntryExt}, have)
 }
 
-// check is the common prologue of every launch: open, model set.
+// check is the common prologue of every launch: open, model set, and a
+// strategy set with SetStrategy that runs the scheme's form.
 func (s *Sampler[T]) check() error {
 	if s.closed {
 		return ErrClosed
 	}
 	if s.p == nil {
 		return errors.New("gibbsrt: sweep called before SetModel")
+	}
+	switch matrix := s.p.form() == FormMatrix; {
+	case matrix && s.strategy != Auto && s.strategy != Matrix:
+		return fmt.Errorf("gibbsrt: strategy %v runs the sequential form; the scheme is %v (set Auto or Matrix)", s.strategy, s.p.scheme)
+	case !matrix && s.strategy == Matrix:
+		return fmt.Errorf("gibbsrt: strategy matrix runs the matrix form; the scheme is %v (set Scheme.Form = FormMatrix)", s.p.scheme)
 	}
 	return nil
 }
@@ -376,10 +397,19 @@ func (s *Sampler[T]) sweepHost(x []T, sweeps int, st Stream, t traceArgs, ch che
 	if err != nil || chains == 0 || sweeps == 0 {
 		return err
 	}
+	return s.onHost(x, func(l cuda.Locked, p cuda.DevicePtr) error {
+		return s.launchSweeps(l, p, chains, sweeps, st, t, ch)
+	})
+}
+
+// onHost runs launch on the host state x, in place where x is a
+// HostState's, else through the page-locked staging buffer, and returns
+// when x holds the result. The caller holds s.mu.
+func (s *Sampler[T]) onHost(x []T, launch func(l cuda.Locked, p cuda.DevicePtr) error) error {
 	bytes := uint64(len(x)) * elemSize[T]()
 	return s.ctx.Do(func(l cuda.Locked) error {
 		if p, ok := s.mapped(x); ok {
-			if err := s.launchSweeps(l, p, chains, sweeps, st, t, ch); err != nil {
+			if err := launch(l, p); err != nil {
 				return err
 			}
 			return l.StreamSynchronize(s.stream)
@@ -389,7 +419,7 @@ func (s *Sampler[T]) sweepHost(x []T, sweeps int, st Stream, t traceArgs, ch che
 			return err
 		}
 		copy(unsafe.Slice((*T)(buf.Host), len(x)), x)
-		if err := s.launchSweeps(l, buf.Device, chains, sweeps, st, t, ch); err != nil {
+		if err := launch(l, buf.Device); err != nil {
 			return err
 		}
 		if err := l.StreamSynchronize(s.stream); err != nil {
@@ -418,6 +448,60 @@ func (s *Sampler[T]) stagingBuffer(l cuda.Locked, bytes uint64) (cuda.HostMemory
 	}
 	s.staging = m
 	return m, nil
+}
+
+// DrawExact replaces each chain of the host state x ([chains][dim]) by an
+// exact draw from N(mu, Q⁻¹), bit for bit Reference.DrawExact's: x = mu +
+// N·z in the matrix form (z the normals of a forward sweep at stream sweep
+// st.Sweep). It needs the Matrix strategy in the package
+// (*MissingKernelError otherwise). Chains started from exact draws need
+// no burn-in; sweep them from st.Sweep+1 on.
+func (s *Sampler[T]) DrawExact(x []T, st Stream) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k, chains, err := s.exactCall(len(x), st)
+	if err != nil || chains == 0 {
+		return err
+	}
+	return s.onHost(x, func(l cuda.Locked, p cuda.DevicePtr) error {
+		return s.launch(l, k, kernels.EntryExt, chains, exactArgs(p, chains, st)...)
+	})
+}
+
+// DrawExactDevice is DrawExact on device state: queued, no copies.
+func (s *Sampler[T]) DrawExactDevice(x *DeviceState[T], st Stream) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if err := s.own(x); err != nil {
+		return err
+	}
+	k, chains, err := s.exactCall(x.chains*s.m.Dim, st)
+	if err != nil || chains == 0 {
+		return err
+	}
+	return s.ctx.Do(func(l cuda.Locked) error {
+		return s.launch(l, k, kernels.EntryExt, chains, exactArgs(x.ptr, chains, st)...)
+	})
+}
+
+// exactCall checks an exact draw of n state elements and returns the
+// kernel and the chains. The caller holds s.mu.
+func (s *Sampler[T]) exactCall(n int, st Stream) (*kernels.Kernel, int, error) {
+	if s.closed {
+		return nil, 0, ErrClosed
+	}
+	if s.p == nil {
+		return nil, 0, errors.New("gibbsrt: DrawExact called before SetModel")
+	}
+	k, err := s.entry(kernels.Sweep, Matrix)
+	if err != nil {
+		return nil, 0, err
+	}
+	chains, err := CheckSweepArgs(s.m.Dim, n, 1, st)
+	return k, chains, err
 }
 
 // SweepDevice runs sweeps sweeps on the device-resident state x. It returns
@@ -531,8 +615,8 @@ func (s *Sampler[T]) SweepNoise(x, noise []T, sweeps int) error {
 	if err != nil {
 		return err
 	}
-	if s.p.ext() {
-		return fmt.Errorf("gibbsrt: SweepNoise runs plain Gibbs sweeps; the scheme is %v", s.p.scheme)
+	if s.p.ext() || s.p.form() == FormMatrix {
+		return fmt.Errorf("gibbsrt: SweepNoise runs plain Gibbs sweeps in the sequential form; the scheme is %v", s.p.scheme)
 	}
 	chains, err := CheckSweepArgs(s.m.Dim, len(x), sweeps, Stream{})
 	if err != nil {

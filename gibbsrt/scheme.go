@@ -63,6 +63,9 @@ type Scheme struct {
 	Kind  SweepKind
 	Omega float64 // in (0, 2); 1 is plain Gibbs; 0 chooses ω from the model as Tune says
 	Tune  Tune
+	// Form is the arithmetic of the passes: sequential updates (the
+	// default) or the matrix form, which the Matrix strategy runs.
+	Form Form
 }
 
 // Plain is plain Gibbs sampling: forward sweeps, ω = 1.
@@ -72,6 +75,9 @@ func (sc Scheme) String() string {
 	w := "ω chosen for the " + sc.Tune.String()
 	if sc.Omega != 0 {
 		w = fmt.Sprintf("ω = %v", sc.Omega)
+	}
+	if sc.Form.resolve() == FormMatrix {
+		w += ", matrix form"
 	}
 	return fmt.Sprintf("%v sweeps, %s", sc.Kind, w)
 }
@@ -87,6 +93,9 @@ func (sc Scheme) check() error {
 	}
 	if sc.Tune != TuneMean && sc.Tune != TuneSquares {
 		return fmt.Errorf("gibbsrt: Tune %d; it must be TuneMean or TuneSquares", int(sc.Tune))
+	}
+	if sc.Form < FormAuto || sc.Form > FormMatrix {
+		return fmt.Errorf("gibbsrt: Form %d; it must be FormAuto, FormSequential or FormMatrix", int(sc.Form))
 	}
 	return nil
 }

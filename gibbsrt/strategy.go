@@ -2,9 +2,9 @@ package gibbsrt
 
 import "github.com/gibbsgen/gibbsgen/internal/kernels"
 
-// Strategy selects how a sweep is run on the GPU. Every strategy draws the
-// same random stream in the same arithmetic order, so the choice changes
-// speed, never results. The strategies and Auto's rule are rows of one
+// Strategy selects how a sweep is run on the GPU. Every strategy of a form
+// (Scheme.Form) draws the same random stream in the same arithmetic order,
+// so the choice changes speed, never results. The strategies and Auto's rule are rows of one
 // table (internal/kernels); a package holds the strategies gibbsgen
 // compiled for its dim and dtype.
 type Strategy = kernels.Strategy
@@ -35,6 +35,13 @@ const (
 	// is the only strategy beyond the thread-per-chain limits (dim 64 in
 	// float32, 32 in float64).
 	Tiled = kernels.Tiled
+	// Matrix runs every pass in the matrix form, x' = M·x + c + N·z
+	// (FormMatrix): each thread owns a few coordinates of a few chains,
+	// none waits for another within a pass, and the tables stream through
+	// the caches. It is the only strategy of the matrix form, which
+	// Scheme.Form selects, and runs exact draws (DrawExact). Auto never
+	// picks it for the sequential form: its results differ in rounding.
+	Matrix = kernels.Matrix
 )
 
 // Strategies returns every strategy this runtime knows, Auto excluded.

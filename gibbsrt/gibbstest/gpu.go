@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -37,9 +38,12 @@ func OpenGPU[T gibbsrt.Float](t testing.TB, h Harness[T]) GPUSampler[T] {
 	return g
 }
 
-// strategies returns the strategies g's package holds. Every one runs in
-// the suites; a package generated without some tests what it has.
-func strategies[T gibbsrt.Float](g GPUSampler[T]) []gibbsrt.Strategy { return g.Runtime().Strategies() }
+// strategies returns the strategies of the sequential form that g's
+// package holds. Every one runs in the suites; a package generated without
+// some tests what it has. Matrix, the matrix form's, has GPUMatrix.
+func strategies[T gibbsrt.Float](g GPUSampler[T]) []gibbsrt.Strategy {
+	return slices.DeleteFunc(g.Runtime().Strategies(), func(s gibbsrt.Strategy) bool { return s == gibbsrt.Matrix })
+}
 
 // GPU checks the kernels against the CPU twin. Every comparison is exact:
 // both sides perform the same correctly rounded float32 operations in the

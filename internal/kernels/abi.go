@@ -54,6 +54,9 @@ const (
 	SymbolScale      = "gibbs_scale"         // __constant__, [2][dim]
 	SymbolKeep       = "gibbs_keep"          // __constant__, [1]
 	SymbolWeightTile = "gibbs_weight_tile"   // __device__, [2][dim][Tile.Row], the tiled kernel's layout
+	SymbolMatM       = "gibbs_mat_m"         // __device__, [2][dim][MatrixShape.Stride]
+	SymbolMatN       = "gibbs_mat_n"         // __device__, [3][dim][MatrixShape.Stride]
+	SymbolMatC       = "gibbs_mat_c"         // __device__, [3][MatrixShape.Stride]
 )
 
 // Frames is the number of frames in each table but gibbs_keep.
@@ -83,6 +86,15 @@ func Symbols() []Symbol {
 		{SymbolWeightTile, "global", func(d int) int { return Frames * d * TileShape(d, Float32).Row }, func(d int) string {
 			t := TileShape(d, Float32)
 			return fmt.Sprintf("the weights of gibbs_weight by rows of %d elements: weight[f][j][k] at (f*%d + j)*%d + (v*%d + l)*VW + c for k = %d*l + VW*v + c, VW = 4 (float32) or 2 (float64)", t.Row, d, t.Row, t.P, t.S)
+		}},
+		{SymbolMatM, "global", func(d int) int { return 2 * d * matrixStride(d) }, func(d int) string {
+			return fmt.Sprintf("the matrix form's state matrices, transposed: M_f[i][k] at (f*%d + k)*%d + i for frame f (0 forward, 1 backward; README, \"The matrix form\"); 0 for i >= %d", d, matrixStride(d), d)
+		}},
+		{SymbolMatN, "global", func(d int) int { return MatrixFrames * d * matrixStride(d) }, func(d int) string {
+			return fmt.Sprintf("the matrix form's noise matrices, transposed: N_f[i][p] at (f*%d + p)*%d + i for frame f (0 forward, lower triangular; 1 backward, upper; 2 exact draws, lower), p the coordinate whose normal it weighs; 0 for i >= %d", d, matrixStride(d), d)
+		}},
+		{SymbolMatC, "global", func(d int) int { return MatrixFrames * matrixStride(d) }, func(d int) string {
+			return fmt.Sprintf("the matrix form's offsets c_f[i] at f*%d + i (frame 2: mu); 0 for i >= %d", matrixStride(d), d)
 		}},
 	}
 }

@@ -31,6 +31,7 @@ const (
 	WarpPerChain
 	Specialized
 	Tiled
+	Matrix
 )
 
 func (s Strategy) String() string {
@@ -96,6 +97,7 @@ type Geometry struct {
 	Unit     string // "chains" or "n"
 	PerBlock int    // units per block
 	Threads  int    // threads per block
+	Shared   int    // dynamic shared memory per block, in bytes
 	Note     string // for the manifest, e.g. "one warp per chain"
 }
 
@@ -105,6 +107,9 @@ func (g Geometry) Blocks(units int) int { return (units + g.PerBlock - 1) / g.Pe
 // String describes the geometry as the manifest does.
 func (g Geometry) String() string {
 	s := fmt.Sprintf("1-D grid of ceil(%s/%d) blocks of %d threads", g.Unit, g.PerBlock, g.Threads)
+	if g.Shared > 0 {
+		s += fmt.Sprintf(", %d bytes of dynamic shared memory", g.Shared)
+	}
 	if g.Note != "" {
 		s += " (" + g.Note + ")"
 	}
@@ -141,14 +146,20 @@ type Kernel struct {
 
 	Params   []Param
 	Geometry Geometry
-	// GeometryOf, if set, is the launch shape for a dim, in place of
-	// Geometry (the tiled kernel's chains per block depend on it).
-	GeometryOf func(dim int) Geometry
+	// GeometryOf, if set, is the launch shape for a dim and dtype, in
+	// place of Geometry (the tiled kernel's chains per block depend on it).
+	GeometryOf func(dim int, dt DType) Geometry
 	Symbols    []string // the module tables it reads (see Symbols)
 
 	// Dims is the largest dim it supports in each dtype it supports; why
 	// is in the comment of its row.
 	Dims map[DType]int
+
+	// MatrixForm marks the strategy of the matrix form (README, "The
+	// matrix form"): its results differ from the others' in rounding, so
+	// Auto never picks it by shape (Choose skips it); the scheme's form
+	// selects it.
+	MatrixForm bool
 
 	// For sweep strategies: Auto tries the module's strategies in
 	// increasing AutoRank and runs the first whose Prefer holds, or the
@@ -176,10 +187,10 @@ func (k *Kernel) DimsString() string {
 	return strings.Join(parts, ", ")
 }
 
-// Launch returns k's launch shape for dim.
-func (k *Kernel) Launch(dim int) Geometry {
+// Launch returns k's launch shape for dim and dt.
+func (k *Kernel) Launch(dim int, dt DType) Geometry {
 	if k.GeometryOf != nil {
-		return k.GeometryOf(dim)
+		return k.GeometryOf(dim, dt)
 	}
 	return k.Geometry
 }
@@ -374,7 +385,7 @@ var table = []Kernel{
 		Strategy: Tiled, StrategyName: "tile", GoName: "Tiled",
 		Doc:    "as gibbs_sweep_shared, a chain per group of lanes of a warp (kernels.TileShape: P lanes of S positions each), the weights streamed through shared memory a tile of rows at a time from gibbs_weight_tile, whose rows (row j: the weights of position j, in frame f) are laid out by kernels.Tile.TileIndex; for any dim",
 		Params: sweepParams,
-		GeometryOf: func(dim int) Geometry {
+		GeometryOf: func(dim int, _ DType) Geometry {
 			t := TileShape(dim, Float32)
 			return Geometry{Unit: "chains", PerBlock: t.Chain, Threads: 32 * TileWarps, Note: fmt.Sprintf("%d lanes per chain", t.P)}
 		},
@@ -401,6 +412,30 @@ var table = []Kernel{
 			}
 			return nil
 		},
+	},
+	{
+		Name: "gibbs_sweep_matrix", Role: Sweep, Block: "kernel_matrix",
+		Traced: "gibbs_sweep_matrix_trace", TracedParams: traceParams,
+		Ext: "gibbs_sweep_matrix_ext", ExtParams: extParams,
+		Strategy: Matrix, StrategyName: "matrix", GoName: "Matrix", MatrixForm: true,
+		Doc:    "the matrix form of every pass: x' = M_f x + c_f + N_f z with the tables of gibbs_mat_m, gibbs_mat_c and gibbs_mat_n (frame f: 0 forward, 1 backward, 2 exact draws), each output accumulated as acc = c[i], then fma(M[i][k], x[k], acc) for k = 0..dim-1, then fma(N[i][p], z[p], acc) for p = 0..i (frames 0 and 2) or p = i..dim-1 (frame 1), z[p] the normal of coordinate p in the pass (times the Chebyshev factor in the _ext kernel); kernels.MatrixShape: a thread owns RI coordinates of RC chains, the block's state in dynamic shared memory. The _ext kernel's kind 3 draws exact samples: x = c_2 + N_2 z with the normals of a forward pass. Its results are those of the matrix form, which Scheme.Form selects (gibbsrt.Reference computes it too); they differ from the sequential strategies' in rounding",
+		Params: sweepParams,
+		GeometryOf: func(dim int, dt DType) Geometry {
+			m := MatrixShapeOf(dim, dt)
+			return Geometry{Unit: "chains", PerBlock: m.Chains, Threads: m.Threads, Shared: m.Shared,
+				Note: fmt.Sprintf("a thread per %d coordinates of %d chains", m.RI, m.RC)}
+		},
+		Symbols: []string{SymbolMatM, SymbolMatN, SymbolMatC},
+		// Nothing of dim² size is held on chip: the tables stream through
+		// the caches.
+		Dims: anyDims,
+		// The matrix form is another arithmetic (results differ from the
+		// sequential strategies' in rounding), so Auto never switches to
+		// it by shape: a launch in the matrix form (Scheme.Form) runs it,
+		// one in the sequential form never does (gibbsrt.Sampler.Choose).
+		AutoRank: 5,
+		Prefer:   func(Shape) bool { return false },
+		AutoDoc:  "never among the sequential strategies: it runs the matrix form (Scheme.Form), and only it does",
 	},
 	{
 		Name: "gibbs_philox", Role: Philox, Block: "kernel_philox",
@@ -518,12 +553,13 @@ func MaxDim(dt DType) int {
 }
 
 // Choose returns the strategy Auto runs for shape s among the strategies
-// in have (a module's): the first, by increasing AutoRank, whose Prefer
-// holds, or else the last of them; Auto if have holds no strategy.
+// of the sequential form in have (a module's): the first, by increasing
+// AutoRank, whose Prefer holds, or else the last of them; Auto if have
+// holds no such strategy.
 func Choose(s Shape, have []Strategy) Strategy {
 	var ks []*Kernel
 	for _, st := range have {
-		if k := ForStrategy(st); k != nil {
+		if k := ForStrategy(st); k != nil && !k.MatrixForm {
 			ks = append(ks, k)
 		}
 	}

@@ -20,7 +20,7 @@ func TestTableRows(t *testing.T) {
 		if strings.HasPrefix(k.Role.String(), "Role(") {
 			t.Errorf("kernel %s: role %d has no name for the manifest", k.Name, k.Role)
 		}
-		if g := k.Launch(64); k.Dims[Float32] < 1 || len(k.Params) == 0 || g.PerBlock < 1 || g.Threads < 1 {
+		if g := k.Launch(64, Float32); k.Dims[Float32] < 1 || len(k.Params) == 0 || g.PerBlock < 1 || g.Threads < 1 {
 			t.Errorf("kernel %s: incomplete row %+v", k.Name, k)
 		}
 		for _, p := range k.Params {
@@ -29,7 +29,9 @@ func TestTableRows(t *testing.T) {
 			}
 		}
 		if k.Role == Sweep {
-			sweeps = append(sweeps, k)
+			if !k.MatrixForm {
+				sweeps = append(sweeps, k)
+			}
 			if k.Strategy == Auto || k.StrategyName == "" || k.GoName == "" || k.Prefer == nil || k.AutoDoc == "" {
 				t.Errorf("sweep kernel %s lacks strategy fields", k.Name)
 			}
@@ -50,7 +52,7 @@ func TestTableRows(t *testing.T) {
 			t.Errorf("Auto's last strategy %s does not hold at %+v: some shapes fall through", last.Name, s)
 		}
 	}
-	if got := Strategies(); !slices.Equal(got, []Strategy{ConstMemory, SharedMemory, WarpPerChain, Specialized, Tiled}) {
+	if got := Strategies(); !slices.Equal(got, []Strategy{ConstMemory, SharedMemory, WarpPerChain, Specialized, Tiled, Matrix}) {
 		t.Errorf("Strategies() = %v", got)
 	}
 	if MaxDim(Float32) != TileMaxDim || MaxDim(Float64) != TileMaxDim {
