@@ -46,7 +46,7 @@ type cudaData struct {
 	Tile                                             kernels.Tile
 	TileWarps                                        int
 	Matrix                                           kernels.MatrixShape
-	MatrixZTile, MatrixExactKind                     int
+	MatrixExactKind                                  int
 	DType                                            kernels.DType
 	Normal                                           normalData
 	Kernels                                          []*kernels.Kernel
@@ -109,7 +109,6 @@ func render(s Spec, name string, ks []*kernels.Kernel) (Source, error) {
 		Tile:            kernels.TileShape(s.Dim, s.dtype()),
 		TileWarps:       kernels.TileWarps,
 		Matrix:          kernels.MatrixShapeOf(s.Dim, s.dtype()),
-		MatrixZTile:     kernels.MatrixZTile,
 		MatrixExactKind: kernels.MatrixExactKind,
 		ChebyshevStride: kernels.ChebyshevStride,
 		DType:           s.dtype(),

@@ -7,10 +7,10 @@ package kernels
 // A block holds the state of MatrixShape.Chains chains in shared memory
 // (k-major: element (k, c) at k·Chains + c); each thread owns RI
 // consecutive coordinates of RC consecutive chains and accumulates them in
-// registers, reading the tables, which every block shares, through the L1
-// and L2 caches. The normals are drawn a tile of ZTile coordinates at a
-// time into a small shared buffer, so that shared memory grows with dim·
-// Chains, not twice that.
+// registers, its rows of the tables in registers too where they fit, else
+// read through the L1 and L2 caches, which every block shares. The normals
+// are drawn a tile of ZTile coordinates at a time into a small shared
+// buffer, so that shared memory grows with dim·Chains, not twice that.
 
 // MatrixSweepKind is the Ext entry point's kind that draws exact samples
 // with the matrix strategy: x = mu + N_exact·z, the normals those of a
@@ -22,9 +22,14 @@ const MatrixExactKind = 3
 // forward passes, backward passes and exact draws; M has the first two.
 const MatrixFrames = 3
 
-// MatrixZTile is the number of coordinates whose normals a block draws at
-// once (a multiple of 4, the Philox group).
-const MatrixZTile = 32
+// matrixZTile is the number of coordinates whose normals a block draws at
+// once beyond the register-resident shapes (a multiple of 4, the Philox
+// group).
+const matrixZTile = 32
+
+// matrixRegisterBytes is the most a thread's rows of M and N may take to be
+// held in registers: 128 registers, half of what a thread may have.
+const matrixRegisterBytes = 512
 
 // MatrixMaxShared is the most dynamic shared memory the matrix kernel
 // asks for: with the normal table's 8 KB it stays within the 64 KB a
@@ -33,48 +38,60 @@ const MatrixMaxShared = 48 << 10
 
 // MatrixShape is the matrix kernel's shape for one dim and dtype.
 type MatrixShape struct {
-	RI, RC  int // coordinates and chains per thread
-	TX, TY  int // threads along coordinates (ceil(dim/RI)) and along chains
-	Threads int // TX·TY
-	Chains  int // chains per block: TY·RC
-	Stride  int // a table row's padded length: TX·RI
-	Shared  int // dynamic shared memory in bytes: the state and a normal tile
+	// Registers: a thread per coordinate holds its rows of M and N in
+	// registers (RI = 1), and the normals of a pass are one tile.
+	Registers bool
+	RI, RC    int // coordinates and chains per thread
+	TX, TY    int // threads along coordinates (ceil(dim/RI)) and along chains
+	Threads   int // TX·TY
+	Chains    int // chains per block: TY·RC
+	Stride    int // a table row's padded length: TX·RI
+	Shared    int // dynamic shared memory in bytes: the state and a normal tile
+	ZTile     int // positions per tile of normals
 }
 
-// MatrixShapeOf returns the matrix kernel's shape for dim and dt: RI
-// coordinates per thread (2 up to dim 48, 4 up to 256, 8 beyond) and RC =
-// 4 chains, so that each table element read serves 4 FMAs and each state
-// element RI; 128 threads a block up to dim 64 (small dims need many
-// blocks to fill the GPU at a few thousand chains), 256 beyond; and as
-// many chains a block as that gives, halved until the state fits
+// MatrixShapeOf returns the matrix kernel's shape for dim and dt. Where a
+// thread's rows of M and N fit 128 registers (dim 64 in float32, 32 in
+// float64) a thread owns one coordinate of 4 chains and holds its rows in
+// registers, so that a sweep reads no table: ncu showed the 2×4 register
+// tile with its tables in L1 at dim 32, B = 4096 bound by latency with a
+// warp per scheduler (docs/BENCHMARKS.md, run 14). Beyond, a thread owns a
+// register tile of 8 coordinates by 8 chains (8 by 4 in float64, where 8
+// by 8 spilled), so that each table element read serves 8 FMAs (ncu showed
+// a 4×4 tile at dims 128 and 1024 bound by L1 traffic and issue slots).
+// Blocks have 128 threads up to dim 64 (small dims need many blocks to fill
+// the GPU at a few thousand chains), 256 beyond, and as many chains as that
+// gives, halved (then RC halved) until the state and a tile of normals fit
 // MatrixMaxShared.
 func MatrixShapeOf(dim int, dt DType) MatrixShape {
-	ri := 8
+	regs := 2*dim*dt.Size() <= matrixRegisterBytes
+	ri, rc, zt := 8, 8, matrixZTile
 	switch {
-	case dim <= 48:
-		ri = 2
-	case dim <= 256:
-		ri = 4
+	case regs:
+		ri, rc, zt = 1, 4, (dim+3)&^3
+	case dim <= 64:
+		ri, rc = 4, 4
+	case dt == Float64:
+		rc = 4
 	}
-	rc := 4
 	tx := (dim + ri - 1) / ri
 	threads := 128
 	if dim > 64 {
 		threads = 256
 	}
 	ty := max(1, threads/tx)
-	for ty > 1 && matrixShared(dim, ty*rc, dt) > MatrixMaxShared {
+	for ty > 1 && matrixShared(dim, ty*rc, zt, dt) > MatrixMaxShared {
 		ty /= 2
 	}
-	for rc > 1 && matrixShared(dim, ty*rc, dt) > MatrixMaxShared {
+	for rc > 1 && matrixShared(dim, ty*rc, zt, dt) > MatrixMaxShared {
 		rc /= 2
 	}
-	return MatrixShape{RI: ri, RC: rc, TX: tx, TY: ty, Threads: tx * ty, Chains: ty * rc, Stride: tx * ri,
-		Shared: matrixShared(dim, ty*rc, dt)}
+	return MatrixShape{Registers: regs, RI: ri, RC: rc, TX: tx, TY: ty, Threads: tx * ty, Chains: ty * rc,
+		Stride: tx * ri, Shared: matrixShared(dim, ty*rc, zt, dt), ZTile: zt}
 }
 
-func matrixShared(dim, chains int, dt DType) int {
-	return (dim + MatrixZTile) * chains * dt.Size()
+func matrixShared(dim, chains, ztile int, dt DType) int {
+	return (dim + ztile) * chains * dt.Size()
 }
 
 // matrixStride is the padded row length of the matrix tables, which does
