@@ -35,8 +35,11 @@ const examples = `EXAMPLES:
    Name the package and directory; build for two architectures only:
       gibbsgen --dim 8 --pkg mvn8 --out internal/mvn8 --arch sm_80,sm_90
 
-   From a Go file of the parent package in another module:
-      //go:generate go run github.com/gibbsgen/gibbsgen/cmd/gibbsgen --dim 32 --out gibbs32
+   From another module: record gibbsgen as a tool of that module once,
+      go get -tool github.com/gibbsgen/gibbsgen/cmd/gibbsgen
+   then, in a Go file of the parent package of the generated one,
+      //go:generate go tool gibbsgen --dim 8 --out gibbs8
+   and run go generate ./... and go mod tidy.
 
 The output directory belongs to gibbsgen: it is replaced atomically, and a
 file in it that gibbsgen did not write (or that was edited since) stops the

@@ -4,9 +4,10 @@
 //	gibbsgen --dim 32                      # writes ./gibbs32
 //	gibbsgen --dim 8 --pkg mvn8 --out internal/mvn8 --arch sm_80,sm_90
 //
-// From another module:
+// From another module, after go get -tool github.com/gibbsgen/gibbsgen/cmd/gibbsgen
+// there:
 //
-//	//go:generate go run github.com/gibbsgen/gibbsgen/cmd/gibbsgen --dim 32 --out gibbs32
+//	//go:generate go tool gibbsgen --dim 8 --out gibbs8
 //
 // Run gibbsgen --help for every flag.
 package main
