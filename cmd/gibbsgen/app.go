@@ -79,11 +79,16 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	}
 }
 
-// run is main without os.Exit, for tests.
-func run(args []string, stdout, stderr io.Writer) int {
-	err := newApp(stdout, stderr).Run(args)
+// run is main without os.Exit and signals, for tests: cancelling ctx stops
+// the run (nvcc and its children are ended, the scratch directories
+// removed) and nothing is written.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := newApp(stdout, stderr).RunContext(ctx, args)
 	if err == nil {
 		return exitOK
+	}
+	if ctx.Err() != nil {
+		err = fmt.Errorf("stopped (%v); nothing was written", context.Cause(ctx))
 	}
 	fmt.Fprintln(stderr, "gibbsgen:", err)
 	var ue usageError
@@ -147,7 +152,7 @@ func generate(c *cli.Context, stdout, stderr io.Writer) error {
 	if err := gen.CheckOutput(s.Dir); err != nil {
 		return err
 	}
-	ctx := context.Background()
+	ctx := c.Context
 	tc, err := gen.FindNVCC(ctx, gen.OSEnv)
 	if err != nil {
 		return err
@@ -171,6 +176,9 @@ func generate(c *cli.Context, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "%-20s %-7s %3d registers  %5d B stack  %4d/%4d B spill st/ld  %6d B smem\n",
 				r.Kernel, r.Arch, r.Registers, r.StackBytes, r.SpillStores, r.SpillLoads, r.SharedBytes)
 		}
+	}
+	if err := ctx.Err(); err != nil { // stopped after nvcc: write nothing
+		return err
 	}
 	if err := gen.Write(pkg); err != nil {
 		return err

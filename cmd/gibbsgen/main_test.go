@@ -24,7 +24,7 @@ import (
 // it named gibbsgen on the scripts' PATH.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"gibbsgen": func() { os.Exit(run(os.Args, os.Stdout, os.Stderr)) },
+		"gibbsgen": func() { os.Exit(runMain(os.Args, os.Stdout, os.Stderr)) },
 	})
 }
 
@@ -221,7 +221,7 @@ func TestRunUsageExitsWithoutWork(t *testing.T) {
 		{"--dim", "2", "--no-such-flag"},
 	} {
 		var stdout, stderr strings.Builder
-		code := run(append([]string{"gibbsgen"}, args...), &stdout, &stderr)
+		code := run(context.Background(), append([]string{"gibbsgen"}, args...), &stdout, &stderr)
 		if code != exitUsage || stdout.Len() != 0 || strings.Count(stderr.String(), "\n") != 1 || !strings.HasPrefix(stderr.String(), "gibbsgen: ") {
 			t.Errorf("gibbsgen %s: exit %d, stdout %q, stderr %q; want exit 2 and one line on stderr", strings.Join(args, " "), code, stdout.String(), stderr.String())
 		}
