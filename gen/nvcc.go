@@ -303,9 +303,13 @@ func (tc *Toolchain) run(ctx context.Context, src Source, args []string, out str
 	if err := os.WriteFile(filepath.Join(dir, src.Name), src.Text, 0o644); err != nil {
 		return r, err
 	}
+	// Cancelling ctx (gibbsgen on SIGINT or SIGTERM) ends nvcc and, on
+	// Linux, its children; Wait returns once they are gone, and the
+	// deferred RemoveAll removes the scratch directory.
 	cmd := exec.CommandContext(ctx, tc.Path, args...)
 	cmd.Dir = dir // relative names keep the scratch path out of the output
 	cmd.Env = scratchEnv(cmd)
+	killGroupOnCancel(cmd)
 	var stderr bytes.Buffer
 	cmd.Stdout = &stderr
 	cmd.Stderr = &stderr

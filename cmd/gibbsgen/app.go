@@ -35,8 +35,11 @@ const examples = `EXAMPLES:
    Name the package and directory; build for two architectures only:
       gibbsgen --dim 8 --pkg mvn8 --out internal/mvn8 --arch sm_80,sm_90
 
-   From a Go file of the parent package in another module:
-      //go:generate go run github.com/gibbsgen/gibbsgen/cmd/gibbsgen --dim 32 --out gibbs32
+   From another module: record gibbsgen as a tool of that module once,
+      go get -tool github.com/gibbsgen/gibbsgen/cmd/gibbsgen
+   then, in a Go file of the parent package of the generated one,
+      //go:generate go tool gibbsgen --dim 8 --out gibbs8
+   and run go generate ./... and go mod tidy.
 
 The output directory belongs to gibbsgen: it is replaced atomically, and a
 file in it that gibbsgen did not write (or that was edited since) stops the
@@ -76,11 +79,16 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	}
 }
 
-// run is main without os.Exit, for tests.
-func run(args []string, stdout, stderr io.Writer) int {
-	err := newApp(stdout, stderr).Run(args)
+// run is main without os.Exit and signals, for tests: cancelling ctx stops
+// the run (nvcc and its children are ended, the scratch directories
+// removed) and nothing is written.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := newApp(stdout, stderr).RunContext(ctx, args)
 	if err == nil {
 		return exitOK
+	}
+	if ctx.Err() != nil {
+		err = fmt.Errorf("stopped (%v); nothing was written", context.Cause(ctx))
 	}
 	fmt.Fprintln(stderr, "gibbsgen:", err)
 	var ue usageError
@@ -144,7 +152,7 @@ func generate(c *cli.Context, stdout, stderr io.Writer) error {
 	if err := gen.CheckOutput(s.Dir); err != nil {
 		return err
 	}
-	ctx := context.Background()
+	ctx := c.Context
 	tc, err := gen.FindNVCC(ctx, gen.OSEnv)
 	if err != nil {
 		return err
@@ -168,6 +176,9 @@ func generate(c *cli.Context, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "%-20s %-7s %3d registers  %5d B stack  %4d/%4d B spill st/ld  %6d B smem\n",
 				r.Kernel, r.Arch, r.Registers, r.StackBytes, r.SpillStores, r.SpillLoads, r.SharedBytes)
 		}
+	}
+	if err := ctx.Err(); err != nil { // stopped after nvcc: write nothing
+		return err
 	}
 	if err := gen.Write(pkg); err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,7 +24,7 @@ import (
 // it named gibbsgen on the scripts' PATH.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"gibbsgen": func() { os.Exit(run(os.Args, os.Stdout, os.Stderr)) },
+		"gibbsgen": func() { os.Exit(runMain(os.Args, os.Stdout, os.Stderr)) },
 	})
 }
 
@@ -42,6 +43,15 @@ func TestMain(m *testing.M) {
 //
 // and the variable $GIBBSGEN, the gibbsgen command's absolute path, for
 // scripts that change PATH. CUDACXX and CUDA_HOME are passed through.
+//
+// For scripts that run the go command on a module of their own
+// (gotool.txtar), $GIBBSGEN_MODULE is this checkout's module root, and the
+// go command sees this machine's module and build caches but no network:
+// GOPROXY=off (.ci/setup's go mod download fills the module cache) and
+// GOSUMDB=off (sum.golang.org is out of reach; the cached modules were
+// verified against this module's go.sum when they were downloaded).
+// GOPATH is the script's own, GOFLAGS is empty (so -mod=readonly, the
+// default) and GOTOOLCHAIN=local.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:       filepath.Join("testdata", "script"),
@@ -65,8 +75,38 @@ func scriptSetup(env *testscript.Env) error {
 		return fmt.Errorf("testscript did not put gibbsgen on PATH: %v", err)
 	}
 	env.Setenv("GIBBSGEN", self)
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		return fmt.Errorf("module root of this checkout: %v", err)
+	}
+	env.Setenv("GIBBSGEN_MODULE", root)
+	goenv, err := goEnv()
+	if err != nil {
+		return nil // no go command: scripts that need it check [exec:go]
+	}
+	env.Setenv("GOCACHE", goenv.GOCACHE)
+	env.Setenv("GOMODCACHE", goenv.GOMODCACHE)
+	env.Setenv("GOPATH", filepath.Join(env.WorkDir, ".gopath"))
+	env.Setenv("GOPROXY", "off")
+	env.Setenv("GOSUMDB", "off")
+	env.Setenv("GOFLAGS", "")
+	env.Setenv("GOENV", "off")
+	env.Setenv("GOTOOLCHAIN", "local")
 	return nil
 }
+
+// goEnv is the go command's caches on this machine, which scripts share.
+var goEnv = sync.OnceValues(func() (struct{ GOCACHE, GOMODCACHE string }, error) {
+	var v struct{ GOCACHE, GOMODCACHE string }
+	out, err := exec.Command("go", "env", "-json", "GOCACHE", "GOMODCACHE").Output()
+	if err == nil {
+		err = json.Unmarshal(out, &v)
+	}
+	return v, err
+})
 
 // findNVCC is what gibbsgen would find in the scripts' environment, which
 // scriptSetup makes the same as the test's own.
@@ -181,7 +221,7 @@ func TestRunUsageExitsWithoutWork(t *testing.T) {
 		{"--dim", "2", "--no-such-flag"},
 	} {
 		var stdout, stderr strings.Builder
-		code := run(append([]string{"gibbsgen"}, args...), &stdout, &stderr)
+		code := run(context.Background(), append([]string{"gibbsgen"}, args...), &stdout, &stderr)
 		if code != exitUsage || stdout.Len() != 0 || strings.Count(stderr.String(), "\n") != 1 || !strings.HasPrefix(stderr.String(), "gibbsgen: ") {
 			t.Errorf("gibbsgen %s: exit %d, stdout %q, stderr %q; want exit 2 and one line on stderr", strings.Join(args, " "), code, stdout.String(), stderr.String())
 		}

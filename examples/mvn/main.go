@@ -1,8 +1,10 @@
 // Command mvn samples a Gaussian N(mu, Q⁻¹) whose precision matrix Q is
 // read from a Matrix Market file, with the dim-8 package out/gibbs8: it
-// burns in from a cold start, samples with a trace, and prints the means,
-// variances and covariances with their Monte Carlo standard errors, bulk
-// effective sample sizes and R̂, next to the exact values.
+// burns in from a cold start, samples with a trace, reporting the progress
+// of both on stderr, and prints the means, variances and covariances with
+// their Monte Carlo standard errors, bulk effective sample sizes and R̂,
+// next to the exact values. Exit status 0 on success, 1 on failure (the
+// file's errors name its line and 1-based entries), 2 for invalid flags.
 //
 //	go run ./examples/mvn -model examples/mvn/testdata/ar1-8.mtx
 //
@@ -17,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -58,11 +61,52 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if err := sample(o, stdout, stderr); err != nil {
+	mu, err := o.check(fs.Args())
+	if err != nil {
+		fmt.Fprintln(stderr, "mvn:", err)
+		return 2
+	}
+	if err := sample(o, mu, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "mvn:", err)
 		return 1
 	}
 	return 0
+}
+
+// check validates the flags (a usage error, exit 2) and returns the mean.
+func (o options) check(args []string) ([]float64, error) {
+	switch {
+	case len(args) > 0:
+		return nil, fmt.Errorf("unexpected argument %q: mvn takes flags only (see -h)", args[0])
+	case o.model == "":
+		return nil, errors.New("-model is required: a Matrix Market file of the 8×8 precision matrix")
+	case o.chains < 1:
+		return nil, fmt.Errorf("-chains %d: must be at least 1", o.chains)
+	case o.traced < 2 || o.traced > o.chains:
+		return nil, fmt.Errorf("-traced %d: must be from 2 to -chains (%d)", o.traced, o.chains)
+	case o.burnin < 0:
+		return nil, fmt.Errorf("-burnin %d: must be at least 0", o.burnin)
+	case o.samples < 8:
+		return nil, fmt.Errorf("-samples %d: must be at least 8", o.samples)
+	case o.thin < 1:
+		return nil, fmt.Errorf("-thin %d: must be at least 1", o.thin)
+	}
+	mu := make([]float64, dim)
+	if o.mu == "" {
+		return mu, nil
+	}
+	parts := strings.Split(o.mu, ",")
+	if len(parts) != dim {
+		return nil, fmt.Errorf("-mu %q has %d values; it must have %d", o.mu, len(parts), dim)
+	}
+	for i, p := range parts {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("-mu value %d of %d, %q: must be a finite number", i+1, dim, p)
+		}
+		mu[i] = v
+	}
+	return mu, nil
 }
 
 // draws is what sampling produces: the records of the traced chains, a
@@ -73,18 +117,12 @@ type draws struct {
 	where   string
 }
 
-func sample(o options, stdout, stderr io.Writer) error {
-	if o.model == "" {
-		return errors.New("-model is required")
-	}
-	if o.chains < 1 || o.traced < 2 || o.traced > o.chains || o.burnin < 0 || o.samples < 8 || o.thin < 1 {
-		return fmt.Errorf("need -chains ≥ 1, 2 ≤ -traced ≤ -chains, -burnin ≥ 0, -samples ≥ 8, -thin ≥ 1")
-	}
+func sample(o options, mu []float64, stdout, stderr io.Writer) error {
 	f, err := os.Open(o.model)
 	if err != nil {
 		return err
 	}
-	q, err := readMatrixMarket(f)
+	q, err := readMatrixMarket(f, maxDim)
 	f.Close()
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.model, err)
@@ -92,17 +130,8 @@ func sample(o options, stdout, stderr io.Writer) error {
 	if len(q) != dim {
 		return fmt.Errorf("%s is %d×%d; this example's package is gibbs8 (dim %d)", o.model, len(q), len(q), dim)
 	}
-	mu := make([]float64, dim)
-	if o.mu != "" {
-		parts := strings.Split(o.mu, ",")
-		if len(parts) != dim {
-			return fmt.Errorf("-mu has %d values, want %d", len(parts), dim)
-		}
-		for i, p := range parts {
-			if mu[i], err = strconv.ParseFloat(strings.TrimSpace(p), 64); err != nil {
-				return fmt.Errorf("-mu value %d: %v", i, err)
-			}
-		}
+	if err := checkModel(q); err != nil {
+		return fmt.Errorf("%s: %w", o.model, err)
 	}
 	var d draws
 	if !o.cpu {
@@ -155,24 +184,51 @@ func onGPU(o options, q [][]float64, mu []float64, stderr io.Writer) (draws, err
 	}
 	fmt.Fprintln(stderr)
 	st.Sweep += uint64(o.burnin)
-	tr := gibbs8.Trace{Thin: o.thin, Chains: o.traced}
-	sweeps := o.samples * o.thin
-	n := gibbsrt.Records(o.thin, st.Sweep, sweeps)
-	t, err := s.NewDeviceTrace(tr, o.chains, n)
+	// Sampling runs in chunks: after each, the chunk's records are
+	// downloaded, their moments (reduced on the device) merged, and
+	// progress reported. The trace holds one chunk's records.
+	sweeps, per := o.samples*o.thin, sampleChunk(o)
+	t, err := s.NewDeviceTrace(gibbs8.Trace{Thin: o.thin, Chains: o.traced}, o.chains, per/o.thin)
 	if err != nil {
 		return draws{}, err
 	}
+	d, err := newDraws(o, st)
+	if err != nil {
+		return draws{}, err
+	}
+	off := 0
+	for done := 0; done < sweeps; done += per {
+		n := min(per, sweeps-done)
+		part := st
+		part.Sweep += uint64(done)
+		if _, err := s.Run(context.Background(), x, n, part, gibbs8.RunOptions{Trace: t, Moments: d.moments}); err != nil {
+			return draws{}, err
+		}
+		k := t.Records() * o.traced * dim
+		if err := t.Download(d.records[off : off+k]); err != nil {
+			return draws{}, err
+		}
+		off += k
+		fmt.Fprintf(stderr, "\rsampling: %d/%d sweeps", done+n, sweeps)
+	}
+	fmt.Fprintln(stderr)
+	dev := s.Runtime().Device()
+	d.where = fmt.Sprintf("GPU %d (%s)", dev.Ordinal, dev.Name)
+	return d, nil
+}
+
+// sampleChunk is the sweeps of a sampling chunk: a tenth of them, in whole
+// records.
+func sampleChunk(o options) int { return max(1, o.samples/10) * o.thin }
+
+// newDraws allocates the records of sampling from st on, and empty moments.
+func newDraws(o options, st gibbs8.Stream) (draws, error) {
 	m, err := mcstat.NewMoments(dim)
 	if err != nil {
 		return draws{}, err
 	}
-	if _, err := s.Run(context.Background(), x, sweeps, st, gibbs8.RunOptions{Trace: t, Moments: m}); err != nil {
-		return draws{}, err
-	}
-	d := draws{records: make([]float32, n*o.traced*dim), moments: m}
-	dev := s.Runtime().Device()
-	d.where = fmt.Sprintf("GPU %d (%s)", dev.Ordinal, dev.Name)
-	return d, t.Download(d.records)
+	n := gibbsrt.Records(o.thin, st.Sweep, o.samples*o.thin)
+	return draws{records: make([]float32, n*o.traced*dim), moments: m}, nil
 }
 
 func onCPU(o options, q [][]float64, mu []float64, stderr io.Writer) (draws, error) {
@@ -194,15 +250,38 @@ func onCPU(o options, q [][]float64, mu []float64, stderr io.Writer) (draws, err
 	}
 	fmt.Fprintln(stderr)
 	st.Sweep += uint64(o.burnin)
-	sweeps := o.samples * o.thin
-	n := gibbsrt.Records(o.thin, st.Sweep, sweeps)
-	d := draws{records: make([]float32, n*o.traced*dim), where: "the CPU twin"}
-	if _, err := r.SweepTrace(x, sweeps, st, gibbs8.Trace{Thin: o.thin, Chains: o.traced}, d.records); err != nil {
+	// The chunks of onGPU, with the moments of each chunk's records
+	// computed as the device does (gibbsrt.TraceMoments gives its bits) and
+	// merged in the same order: the same results.
+	sweeps, per := o.samples*o.thin, sampleChunk(o)
+	d, err := newDraws(o, st)
+	if err != nil {
 		return draws{}, err
 	}
-	var err error
-	d.moments, err = gibbsrt.TraceMoments(d.records, dim)
-	return d, err
+	d.where = "the CPU twin"
+	off := 0
+	for done := 0; done < sweeps; done += per {
+		n := min(per, sweeps-done)
+		part := st
+		part.Sweep += uint64(done)
+		k := gibbsrt.Records(o.thin, part.Sweep, n) * o.traced * dim
+		if _, err := r.SweepTrace(x, n, part, gibbs8.Trace{Thin: o.thin, Chains: o.traced}, d.records[off:off+k]); err != nil {
+			return draws{}, err
+		}
+		if k > 0 {
+			m, err := gibbsrt.TraceMoments(d.records[off:off+k], dim)
+			if err != nil {
+				return draws{}, err
+			}
+			if err := d.moments.Merge(m); err != nil {
+				return draws{}, err
+			}
+		}
+		off += k
+		fmt.Fprintf(stderr, "\rsampling: %d/%d sweeps", done+n, sweeps)
+	}
+	fmt.Fprintln(stderr)
+	return d, nil
 }
 
 // series returns coordinate i's draws per traced chain, f applied.

@@ -4,9 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gibbsgen/gibbsgen/gen"
 )
 
 // TestExampleOnCPU runs the example as the README shows, on the CPU twin,
@@ -20,8 +25,12 @@ func TestExampleOnCPU(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
-	if !strings.Contains(errs.String(), "burn-in: 300/300 sweeps") {
-		t.Errorf("no burn-in progress on stderr: %q", errs.String())
+	// Progress during burn-in and during sampling (1200 sweeps, reported
+	// every 120), not only at the end.
+	for _, p := range []string{"burn-in: 30/300 sweeps", "burn-in: 300/300 sweeps", "sampling: 120/1200 sweeps", "sampling: 1200/1200 sweeps\n"} {
+		if !strings.Contains(errs.String(), p) {
+			t.Errorf("no %q on stderr: %q", p, errs.String())
+		}
 	}
 	sc := bufio.NewScanner(&out)
 	rows := 0
@@ -52,7 +61,7 @@ func TestExampleOnCPU(t *testing.T) {
 }
 
 func TestReadMatrixMarket(t *testing.T) {
-	q, err := readMatrixMarket(strings.NewReader("%%MatrixMarket matrix coordinate real symmetric\n% c\n2 2 2\n1 1 2\n2 1 -1\n"))
+	q, err := readMatrixMarket(strings.NewReader("%%MatrixMarket matrix coordinate real symmetric\n% c\n2 2 2\n1 1 2\n2 1 -1\n"), maxDim)
 	if err != nil || q[0][0] != 2 || q[0][1] != -1 || q[1][0] != -1 || q[1][1] != 0 {
 		t.Fatalf("got %v, %v", q, err)
 	}
@@ -64,9 +73,116 @@ func TestReadMatrixMarket(t *testing.T) {
 		"too many entries": "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n2 2 1\n",
 		"bad number":       "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 x\n",
 		"empty":            "",
+		"NaN entry":        "%%MatrixMarket matrix coordinate real general\n2 2 1\n2 2 NaN\n",
+		"infinite entry":   "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 -Inf\n",
+		"negative count":   "%%MatrixMarket matrix coordinate real general\n2 2 -1\n",
+		"count above n²":   "%%MatrixMarket matrix coordinate real general\n2 2 5\n1 1 1\n1 1 1\n1 1 1\n1 1 1\n1 1 1\n",
+		"above the limit":  "%%MatrixMarket matrix coordinate real general\n1025 1025 0\n",
 	} {
-		if _, err := readMatrixMarket(strings.NewReader(in)); err == nil {
+		if _, err := readMatrixMarket(strings.NewReader(in), maxDim); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestReadMatrixMarketLimit: a size line above the limit is refused before
+// the matrix is allocated (30000×30000 used to die out of memory), with
+// the size and the limit; the limit itself is accepted.
+func TestReadMatrixMarketLimit(t *testing.T) {
+	header := "%%MatrixMarket matrix coordinate real symmetric\n"
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := readMatrixMarket(strings.NewReader(header+"2000 2000 1\n1 1 1\n"), maxDim)
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("a 2000×2000 matrix was accepted")
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Fatalf("refusing a 2000×2000 matrix allocated %d bytes", n)
+	}
+	_, err = readMatrixMarket(strings.NewReader(header+"% big\n30000 30000 1\n1 1 1\n"), maxDim)
+	if want := "matrix market line 3: a 30000×30000 matrix; the largest a gibbsgen package samples is 1024×1024"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	if q, err := readMatrixMarket(strings.NewReader(header+"1024 1024 1\n1024 1024 5\n"), maxDim); err != nil || len(q) != 1024 || q[1023][1023] != 5 {
+		t.Errorf("1024×1024: %v", err)
+	}
+}
+
+// TestMaxDim: the reader's limit is gibbsgen's.
+func TestMaxDim(t *testing.T) {
+	if maxDim != gen.MaxDim {
+		t.Errorf("maxDim = %d, gen.MaxDim = %d", maxDim, gen.MaxDim)
+	}
+}
+
+// mtx is an 8×8 Matrix Market file: the identity (its diagonal but
+// entries on lines of skip) and then extra lines.
+func mtx(t *testing.T, kind string, skip int, extra ...string) string {
+	t.Helper()
+	var lines []string
+	for i := 1; i <= dim; i++ {
+		if i != skip {
+			lines = append(lines, strconv.Itoa(i)+" "+strconv.Itoa(i)+" 1")
+		}
+	}
+	lines = append(lines, extra...)
+	text := "%%MatrixMarket matrix coordinate real " + kind + "\n8 8 " + strconv.Itoa(len(lines)) + "\n" + strings.Join(lines, "\n") + "\n"
+	path := filepath.Join(t.TempDir(), "q.mtx")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestModelErrorsNameFileEntries: errors about Q's entries give the
+// file's 1-based (row, col) and line (they used to give 0-based Q[i][j]),
+// and exit 1.
+func TestModelErrorsNameFileEntries(t *testing.T) {
+	for _, c := range []struct {
+		name, path, want string
+	}{
+		{"NaN", mtx(t, "general", 0, "3 3 NaN"), ": matrix market line 11: entry (3, 3) is NaN; entries must be finite\n"},
+		{"infinite", mtx(t, "symmetric", 0, "5 2 +Inf"), ": matrix market line 11: entry (5, 2) is +Inf; entries must be finite\n"},
+		{"zero diagonal", mtx(t, "symmetric", 3), ": entry (3, 3) is 0; the diagonal must be positive (entries the file does not list are 0)\n"},
+		{"negative diagonal", mtx(t, "general", 0, "8 8 -2"), ": entry (8, 8) is -2; the diagonal must be positive (entries the file does not list are 0)\n"},
+		{"not symmetric", mtx(t, "general", 0, "1 2 -0.5", "2 1 -0.25"), ": Q is not symmetric: entry (1, 2) is -0.5 but (2, 1) is -0.25, a difference of 0.25 > 1e-06 (1e-06·√(Q(1,1)·Q(2,2)))\n"},
+		{"not positive definite", mtx(t, "symmetric", 0, "2 1 2"), ": Q is not positive definite: Cholesky factorization failed (smallest eigenvalue -1)\n"},
+	} {
+		var out, errs bytes.Buffer
+		code := run([]string{"-model", c.path, "-cpu"}, &out, &errs)
+		if want := "mvn: " + c.path + c.want; code != 1 || errs.String() != want {
+			t.Errorf("%s: exit %d, stderr %q; want exit 1 and %q", c.name, code, errs.String(), want)
+		}
+	}
+}
+
+// TestUsageExits2: invalid flags exit 2 with one line naming the flag and
+// the rule; a model file that cannot be read is a failure (exit 1).
+func TestUsageExits2(t *testing.T) {
+	model := filepath.Join("testdata", "ar1-8.mtx")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "mvn: -model is required: a Matrix Market file of the 8×8 precision matrix\n"},
+		{[]string{"-model", model, "-chains", "0"}, "mvn: -chains 0: must be at least 1\n"},
+		{[]string{"-model", model, "-chains", "10", "-traced", "11"}, "mvn: -traced 11: must be from 2 to -chains (10)\n"},
+		{[]string{"-model", model, "-burnin", "-1"}, "mvn: -burnin -1: must be at least 0\n"},
+		{[]string{"-model", model, "-samples", "7"}, "mvn: -samples 7: must be at least 8\n"},
+		{[]string{"-model", model, "-thin", "0"}, "mvn: -thin 0: must be at least 1\n"},
+		{[]string{"-model", model, "-mu", "1,2"}, "mvn: -mu \"1,2\" has 2 values; it must have 8\n"},
+		{[]string{"-model", model, "-mu", "0,0,x,0,0,0,0,0"}, "mvn: -mu value 3 of 8, \"x\": must be a finite number\n"},
+		{[]string{"-model", model, "-mu", "0,0,0,0,0,0,0,NaN"}, "mvn: -mu value 8 of 8, \"NaN\": must be a finite number\n"},
+		{[]string{"-model", model, "extra"}, "mvn: unexpected argument \"extra\": mvn takes flags only (see -h)\n"},
+	} {
+		var out, errs bytes.Buffer
+		if code := run(c.args, &out, &errs); code != 2 || errs.String() != c.want || out.Len() != 0 {
+			t.Errorf("mvn %q: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out.String(), errs.String(), c.want)
+		}
+	}
+	var out, errs bytes.Buffer
+	if code := run([]string{"-model", filepath.Join(t.TempDir(), "none.mtx")}, &out, &errs); code != 1 || !strings.Contains(errs.String(), "no such file") {
+		t.Errorf("missing model file: exit %d, stderr %q; want exit 1", code, errs.String())
 	}
 }

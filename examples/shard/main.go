@@ -85,6 +85,14 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "shard: unexpected argument %q: shard takes flags only\n", fs.Arg(0))
+		return 2
+	}
+	if err := o.check(); err != nil {
+		fmt.Fprintln(stderr, "shard:", err)
+		return 2
+	}
 	var err error
 	if o.merge != "" {
 		err = mergeFiles(strings.Split(o.merge, ","), stdout)
@@ -96,6 +104,23 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		return 1
 	}
 	return 0
+}
+
+// check validates the flags that sampling uses (shard and shards are
+// checked with the environment's, by gibbsrt.Shard).
+func (o options) check() error {
+	if o.merge != "" {
+		return nil
+	}
+	switch {
+	case o.chains < 2:
+		return fmt.Errorf("-chains %d: the run needs at least 2 chains (the merge prints their variances)", o.chains)
+	case o.sweeps < 0:
+		return fmt.Errorf("-sweeps %d: the sweep count must be >= 0", o.sweeps)
+	case !(o.rho > -1 && o.rho < 1):
+		return fmt.Errorf("-rho %v: the AR(1) correlation must be in (-1, 1)", o.rho)
+	}
+	return nil
 }
 
 // model is AR(1) with correlation rho: Q tridiagonal, unit marginals.
@@ -133,11 +158,24 @@ func sample(o options, stderr io.Writer, getenv func(string) string) error {
 			n = en
 		}
 	}
-	// Shards hold whole blocks of the run.
+	// Shards hold whole blocks of the run. With more shards than blocks,
+	// the last shards have none: they write a file without blocks, which
+	// merges like any other, so that a job array of fixed size can run a
+	// small run too.
 	blocks := (o.chains + block - 1) / block
 	b0, nb, err := gibbsrt.Shard(blocks, k, n)
 	if err != nil {
 		return err
+	}
+	f := File{Chains: o.chains, Sweeps: o.sweeps, Seed: o.seed, Rho: o.rho, Shard: k, Shards: n, Blocks: []Block{}}
+	if nb == 0 {
+		plural := "s"
+		if blocks == 1 {
+			plural = ""
+		}
+		fmt.Fprintf(stderr, "shard %d of %d: no chains: the run's %d chains make %d block%s of %d, fewer than the %d shards; writing a shard without blocks\n",
+			k, n, o.chains, blocks, plural, block, n)
+		return writeFile(o.out, f)
 	}
 	first, last := b0*block, min((b0+nb)*block, o.chains)
 	x := make([]float32, (last-first)*dim)
@@ -145,7 +183,6 @@ func sample(o options, stderr io.Writer, getenv func(string) string) error {
 	if err := sweep(o, x, st, stderr); err != nil {
 		return err
 	}
-	f := File{Chains: o.chains, Sweeps: o.sweeps, Seed: o.seed, Rho: o.rho, Shard: k, Shards: n}
 	for b := b0; b < b0+nb; b++ {
 		lo, hi := b*block-first, min((b+1)*block, o.chains)-first
 		m, err := mcstat.NewMoments(dim)
@@ -157,12 +194,16 @@ func sample(o options, stderr io.Writer, getenv func(string) string) error {
 		}
 		f.Blocks = append(f.Blocks, Block{Index: b, Count: m.Count(), Mean: m.Mean(), Comoments: m.Comoments()})
 	}
+	fmt.Fprintf(stderr, "shard %d of %d: chains %d..%d of %d, blocks %d..%d\n", k, n, first, last-1, o.chains, b0, b0+nb-1)
+	return writeFile(o.out, f)
+}
+
+func writeFile(path string, f File) error {
 	data, err := json.MarshalIndent(f, "", " ")
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "shard %d of %d: chains %d..%d of %d, blocks %d..%d\n", k, n, first, last-1, o.chains, b0, b0+nb-1)
-	return os.WriteFile(o.out, append(data, '\n'), 0o644)
+	return os.WriteFile(path, append(data, '\n'), 0o644)
 }
 
 // sweep runs the sweeps on every GPU (gibbsrt.Multi), or on the CPU twin.

@@ -2,7 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -60,5 +64,127 @@ func TestShardsMergeToTheRun(t *testing.T) {
 	runShard(t, nil, "-chains", "5000", "-sweeps", "21", "-seed", "7", "-shard", "2", "-shards", "3", "-out", other)
 	if run([]string{"-merge", strings.Join(append(byFlags[:2], other), ",")}, &out, &errb, func(string) string { return "" }) == 0 {
 		t.Error("merging a shard of another run succeeded")
+	}
+}
+
+// TestMoreShardsThanBlocks: with more shards than blocks of 1024 chains,
+// the shards without a block write a file without blocks (they used to
+// panic), and every shard's file merges to the run's bits.
+func TestMoreShardsThanBlocks(t *testing.T) {
+	for _, c := range []struct{ chains, shards int }{{100, 2}, {2000, 4}, {2, 3}, {3000, 5}} {
+		dir := t.TempDir()
+		common := []string{"-chains", strconv.Itoa(c.chains), "-sweeps", "5", "-seed", "3"}
+		whole := filepath.Join(dir, "whole.json")
+		runShard(t, nil, append(common, "-out", whole)...)
+		want := runShard(t, nil, "-merge", whole)
+		blocks := (c.chains + 1023) / 1024
+		var files []string
+		for k := 0; k < c.shards; k++ {
+			f := filepath.Join(dir, "s"+strconv.Itoa(k)+".json")
+			var out, errb bytes.Buffer
+			code := run(append([]string{"-cpu", "-shard", strconv.Itoa(k), "-shards", strconv.Itoa(c.shards), "-out", f}, common...), &out, &errb, func(string) string { return "" })
+			if code != 0 {
+				t.Fatalf("%d chains, shard %d of %d: exit %d: %s", c.chains, k, c.shards, code, errb.String())
+			}
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var file File
+			if err := json.Unmarshal(data, &file); err != nil {
+				t.Fatal(err)
+			}
+			empty := k >= blocks // gibbsrt.Shard gives the first shards one block each
+			if got := len(file.Blocks) == 0; got != empty {
+				t.Errorf("%d chains, shard %d of %d: %d blocks", c.chains, k, c.shards, len(file.Blocks))
+			}
+			if msg := "no chains: the run's " + strconv.Itoa(c.chains) + " chains make "; empty != strings.Contains(errb.String(), msg) {
+				t.Errorf("%d chains, shard %d of %d: stderr %q", c.chains, k, c.shards, errb.String())
+			}
+			files = append(files, f)
+		}
+		if got := runShard(t, nil, "-merge", strings.Join(files, ",")); got != want {
+			t.Errorf("%d chains in %d shards: merged shards print\n%s\nthe whole run\n%s", c.chains, c.shards, got, want)
+		}
+	}
+}
+
+// TestUsageErrors: invalid flags exit 2 with one line naming the flag and
+// the rule, and write nothing.
+func TestUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-chains", "1"}, "shard: -chains 1: the run needs at least 2 chains (the merge prints their variances)\n"},
+		{[]string{"-chains", "-5"}, "shard: -chains -5: the run needs at least 2 chains (the merge prints their variances)\n"},
+		{[]string{"-sweeps", "-1"}, "shard: -sweeps -1: the sweep count must be >= 0\n"},
+		{[]string{"-rho", "1"}, "shard: -rho 1: the AR(1) correlation must be in (-1, 1)\n"},
+		{[]string{"-rho", "NaN"}, "shard: -rho NaN: the AR(1) correlation must be in (-1, 1)\n"},
+		{[]string{"extra"}, "shard: unexpected argument \"extra\": shard takes flags only\n"},
+	} {
+		out := filepath.Join(t.TempDir(), "shard.json")
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"-cpu", "-out", out}, c.args...), &stdout, &stderr, func(string) string { return "" })
+		if code != 2 || stderr.String() != c.want || stdout.Len() != 0 {
+			t.Errorf("shard %q: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, stdout.String(), stderr.String(), c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("shard %q wrote %s", c.args, out)
+		}
+	}
+}
+
+// TestSbatchSubmitCreatesOutputDir runs the submission command that
+// array.sbatch documents with a fake sbatch, which fails unless the
+// directory of the script's --output exists when it is called, as Slurm
+// needs.
+func TestSbatchSubmitCreatesOutputDir(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake sbatch is a shell script")
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("needs bash")
+	}
+	script, err := os.ReadFile("array.sbatch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var submit string
+	for _, line := range strings.Split(string(script), "\n") {
+		if cmd, ok := strings.CutPrefix(line, "#   "); ok && strings.Contains(cmd, "sbatch array.sbatch") {
+			submit = cmd
+		}
+	}
+	if submit == "" {
+		t.Fatal("array.sbatch documents no submission command (a comment line \"#   ... sbatch array.sbatch\")")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const fake = `#!/bin/sh
+out=$(sed -n 's/^#SBATCH --output=//p' "$1")
+[ -n "$out" ] || { echo "fake sbatch: $1 has no --output" >&2; exit 1; }
+[ -d "$(dirname "$out")" ] || { echo "fake sbatch: the directory of --output=$out does not exist" >&2; exit 1; }
+echo "Submitted batch job 1"
+`
+	if err := os.WriteFile(filepath.Join(bin, "sbatch"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(dir, "work")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "array.sbatch"), script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bash, "-euc", submit)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", submit, err, out)
 	}
 }
