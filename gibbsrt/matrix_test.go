@@ -362,3 +362,34 @@ func energy(q *mat.SymDense, a, b []float64) float64 {
 	v := mat.NewVecDense(len(d), d)
 	return math.Sqrt(mat.Inner(v, q, v))
 }
+
+// TestReschemeKeepsTheModel: SetScheme checks and factorizes nothing again
+// (the plan keeps its symmetric Q), and a change of form alone keeps the
+// tables and the matrix form's tables.
+func TestReschemeKeepsTheModel(t *testing.T) {
+	q, mu := spdModel(6, 10, rand.New(rand.NewPCG(1, 1)))
+	r := NewReference[float32]()
+	if err := r.SetModel(6, rowsOf(q), mu); err != nil {
+		t.Fatal(err)
+	}
+	p := r.p
+	mt, err := r.MatrixTables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetScheme(Scheme{Kind: Forward, Omega: 1, Form: FormMatrix}); err != nil {
+		t.Fatal(err)
+	}
+	if r.p.q != p.q || r.p.co != p.co || r.p.mat != mt {
+		t.Error("a change of form alone recomputed the model's tables")
+	}
+	if err := r.SetScheme(Scheme{Kind: Symmetric, Omega: 1.2}); err != nil {
+		t.Fatal(err)
+	}
+	if r.p.q != p.q {
+		t.Error("SetScheme validated and symmetrized the model again")
+	}
+	if r.p.co == p.co || r.p.co.Omega != 1.2 {
+		t.Errorf("a new ω kept the old tables (ω = %v)", r.p.co.Omega)
+	}
+}

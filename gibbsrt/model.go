@@ -73,9 +73,17 @@ func NewRelaxedCoefficients[T Float](dim int, Q [][]float64, mu []float64, omega
 	if !(omega > 0 && omega < 2) {
 		return nil, fmt.Errorf("gibbsrt: over-relaxation ω = %v; it must lie in (0, 2)", omega)
 	}
-	if err := ValidateModel(dim, Q, mu); err != nil {
+	q, err := validated(dim, Q, mu)
+	if err != nil {
 		return nil, err
 	}
+	return relaxedCoefficients[T](q, mu, omega)
+}
+
+// relaxedCoefficients computes the tables of a validated model: q is the
+// symmetric part of Q.
+func relaxedCoefficients[T Float](q *mat.SymDense, mu []float64, omega float64) (*Coefficients[T], error) {
+	dim := q.SymmetricDim()
 	st := Stride(dim)
 	frame := dim * st
 	co := &Coefficients[T]{
@@ -89,13 +97,13 @@ func NewRelaxedCoefficients[T Float](dim int, Q [][]float64, mu []float64, omega
 	}
 	noise := math.Sqrt(omega * (2 - omega))
 	for i := 0; i < dim; i++ {
-		qii := Q[i][i]
+		qii := q.At(i, i)
 		off := mu[i]
 		for j := 0; j < dim; j++ {
 			if j == i {
 				continue
 			}
-			c := -0.5 * (Q[i][j] + Q[j][i]) / qii
+			c := -q.At(i, j) / qii
 			co.Weight[j*st+i] = T(omega * c)
 			off -= c * mu[j]
 		}
@@ -125,39 +133,47 @@ func NewRelaxedCoefficients[T Float](dim int, Q [][]float64, mu []float64, omega
 // entries, symmetry within SymmetryTolerance, a positive diagonal, and positive
 // definiteness by Cholesky factorization.
 func ValidateModel(dim int, Q [][]float64, mu []float64) error {
+	_, err := validated(dim, Q, mu)
+	return err
+}
+
+// validated is ValidateModel that also returns the symmetric part of Q,
+// (Q + Qᵀ)/2, which the tables are computed from: one pass of checks and
+// one Cholesky factorization per model.
+func validated(dim int, Q [][]float64, mu []float64) (*mat.SymDense, error) {
 	if len(Q) != dim {
-		return modelErr(-1, -1, "Q has %d rows, want %d", len(Q), dim)
+		return nil, modelErr(-1, -1, "Q has %d rows, want %d", len(Q), dim)
 	}
 	for i, row := range Q {
 		if len(row) != dim {
-			return modelErr(i, -1, "Q row %d has %d entries, want %d (Q must be %d×%d)", i, len(row), dim, dim, dim)
+			return nil, modelErr(i, -1, "Q row %d has %d entries, want %d (Q must be %d×%d)", i, len(row), dim, dim, dim)
 		}
 	}
 	if len(mu) != dim {
-		return modelErr(-1, -1, "mu has %d entries, want %d", len(mu), dim)
+		return nil, modelErr(-1, -1, "mu has %d entries, want %d", len(mu), dim)
 	}
 	for i, row := range Q {
 		for j, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return modelErr(i, j, "Q[%d][%d] is %v; entries must be finite", i, j, v)
+				return nil, modelErr(i, j, "Q[%d][%d] is %v; entries must be finite", i, j, v)
 			}
 		}
 	}
 	for i, v := range mu {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return modelErr(i, -1, "mu[%d] is %v; entries must be finite", i, v)
+			return nil, modelErr(i, -1, "mu[%d] is %v; entries must be finite", i, v)
 		}
 	}
 	for i := 0; i < dim; i++ {
 		if !(Q[i][i] > 0) {
-			return modelErr(i, i, "Q[%d][%d] = %g; the diagonal must be positive", i, i, Q[i][i])
+			return nil, modelErr(i, i, "Q[%d][%d] = %g; the diagonal must be positive", i, i, Q[i][i])
 		}
 	}
 	for i := 0; i < dim; i++ {
 		for j := i + 1; j < dim; j++ {
 			d := math.Abs(Q[i][j] - Q[j][i])
 			if lim := SymmetryTolerance * math.Sqrt(Q[i][i]*Q[j][j]); d > lim {
-				return modelErr(i, j, "Q is not symmetric: Q[%d][%d] = %g but Q[%d][%d] = %g (difference %g > tolerance %g)", i, j, Q[i][j], j, i, Q[j][i], d, lim)
+				return nil, modelErr(i, j, "Q is not symmetric: Q[%d][%d] = %g but Q[%d][%d] = %g (difference %g > tolerance %g)", i, j, Q[i][j], j, i, Q[j][i], d, lim)
 			}
 		}
 	}
@@ -174,9 +190,9 @@ func ValidateModel(dim int, Q [][]float64, mu []float64) error {
 		if eig.Factorize(sym, false) {
 			msg += fmt.Sprintf(" (smallest eigenvalue %g)", eig.Values(nil)[0])
 		}
-		return modelErr(-1, -1, "%s", msg)
+		return nil, modelErr(-1, -1, "%s", msg)
 	}
-	return nil
+	return sym, nil
 }
 
 // Frame returns frame f's tables (0: the coordinates in order; 1:

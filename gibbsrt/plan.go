@@ -15,8 +15,7 @@ import (
 // choose the same ω and compute the same coefficients.
 type plan[T Float] struct {
 	dim    int
-	Q      [][]float64 // as given (a copy), and mu
-	mean   []float64
+	mean   []float64     // mu (a copy)
 	q      *mat.SymDense // the symmetric part of Q
 	scheme Scheme
 	co     *Coefficients[T]
@@ -33,33 +32,40 @@ func newPlan[T Float](dim int, Q [][]float64, mu []float64, sc Scheme) (*plan[T]
 	if err := sc.check(); err != nil {
 		return nil, err
 	}
-	if err := ValidateModel(dim, Q, mu); err != nil {
+	q, err := validated(dim, Q, mu)
+	if err != nil {
 		return nil, err
 	}
-	q := mat.NewSymDense(dim, nil)
-	for i := 0; i < dim; i++ {
-		for j := i; j < dim; j++ {
-			q.SetSym(i, j, 0.5*(Q[i][j]+Q[j][i]))
-		}
-	}
+	return planOf[T](q, append([]float64(nil), mu...), sc)
+}
+
+// planOf is the plan of a validated model (q the symmetric part of Q)
+// under sc: ω and the tables.
+func planOf[T Float](q *mat.SymDense, mu []float64, sc Scheme) (*plan[T], error) {
 	omega, err := choose(q, sc)
 	if err != nil {
 		return nil, err
 	}
-	co, err := NewRelaxedCoefficients[T](dim, Q, mu, omega)
+	co, err := relaxedCoefficients[T](q, mu, omega)
 	if err != nil {
 		return nil, err
 	}
-	qc := make([][]float64, dim)
-	for i := range qc {
-		qc[i] = append([]float64(nil), Q[i]...)
-	}
-	return &plan[T]{dim: dim, Q: qc, mean: append([]float64(nil), mu...), q: q, scheme: sc, co: co}, nil
+	return &plan[T]{dim: q.SymmetricDim(), mean: mu, q: q, scheme: sc, co: co}, nil
 }
 
-// rescheme returns the plan of the same model under sc.
+// rescheme returns the plan of the same model under sc, without checking
+// or factorizing the model again; where only the form changes, the tables
+// and what was computed of the model are kept.
 func (p *plan[T]) rescheme(sc Scheme) (*plan[T], error) {
-	return newPlan[T](p.dim, p.Q, p.mean, sc)
+	if err := sc.check(); err != nil {
+		return nil, err
+	}
+	if sc.Kind == p.scheme.Kind && sc.Omega == p.scheme.Omega && sc.Tune == p.scheme.Tune {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return &plan[T]{dim: p.dim, mean: p.mean, q: p.q, scheme: sc, co: p.co, mix: p.mix, cheb: p.cheb, mat: p.mat}, nil
+	}
+	return planOf[T](p.q, p.mean, sc)
 }
 
 // chebyshevRun is a call's Chebyshev iterations: the coefficient table and
