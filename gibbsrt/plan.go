@@ -50,7 +50,20 @@ func planOf[T Float](q *mat.SymDense, mu []float64, sc Scheme) (*plan[T], error)
 	if err != nil {
 		return nil, err
 	}
-	return &plan[T]{dim: q.SymmetricDim(), mean: mu, q: q, scheme: sc, co: co}, nil
+	return (&plan[T]{dim: q.SymmetricDim(), mean: mu, q: q, scheme: sc, co: co}).eager()
+}
+
+// eager computes the matrix form's tables now if the scheme runs it, so
+// that a model they cannot hold is refused by SetModel or SetScheme, not
+// by the first sweep; other schemes compute them on first use
+// (DrawExact).
+func (p *plan[T]) eager() (*plan[T], error) {
+	if p.form() == FormMatrix {
+		if _, err := p.matrix(); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
 // rescheme returns the plan of the same model under sc, without checking
@@ -62,8 +75,9 @@ func (p *plan[T]) rescheme(sc Scheme) (*plan[T], error) {
 	}
 	if sc.Kind == p.scheme.Kind && sc.Omega == p.scheme.Omega && sc.Tune == p.scheme.Tune {
 		p.mu.Lock()
-		defer p.mu.Unlock()
-		return &plan[T]{dim: p.dim, mean: p.mean, q: p.q, scheme: sc, co: p.co, mix: p.mix, cheb: p.cheb, mat: p.mat}, nil
+		np := &plan[T]{dim: p.dim, mean: p.mean, q: p.q, scheme: sc, co: p.co, mix: p.mix, cheb: p.cheb, mat: p.mat}
+		p.mu.Unlock()
+		return np.eager()
 	}
 	return planOf[T](p.q, p.mean, sc)
 }
