@@ -45,6 +45,26 @@ func strategies[T gibbsrt.Float](g GPUSampler[T]) []gibbsrt.Strategy {
 	return slices.DeleteFunc(g.Runtime().Strategies(), func(s gibbsrt.Strategy) bool { return s == gibbsrt.Matrix })
 }
 
+// checkTrace runs SweepTrace of tr on the GPU and the twin from x0 and
+// requires the same records and final states; it returns the final state.
+func checkTrace[T gibbsrt.Float](t *testing.T, g, ref interface {
+	SweepTrace(x []T, sweeps int, st gibbsrt.Stream, tr gibbsrt.Trace, out []T) (int, error)
+}, tr gibbsrt.Trace, x0 []T, sweeps int, st gibbsrt.Stream, d int) []T {
+	t.Helper()
+	n := gibbsrt.Records(tr.Thin, st.Sweep, sweeps)
+	want, wantOut := append([]T(nil), x0...), make([]T, n*tr.Chains*len(tr.Coords))
+	if _, err := ref.SweepTrace(want, sweeps, st, tr, wantOut); err != nil {
+		t.Fatal(err)
+	}
+	got, gotOut := append([]T(nil), x0...), make([]T, len(wantOut))
+	if m, err := g.SweepTrace(got, sweeps, st, tr, gotOut); err != nil || m != n {
+		t.Fatalf("SweepTrace: %d records, %v; want %d", m, err, n)
+	}
+	requireEqual(t, "traced records, GPU vs CPU", gotOut, wantOut, len(tr.Coords))
+	requireEqual(t, "final state of a traced call, GPU vs CPU", got, want, d)
+	return want
+}
+
 // GPU checks the kernels against the CPU twin. Every comparison is exact:
 // both sides perform the same correctly rounded float32 operations in the
 // same order on the same normals, so any differing bit is a bug.
@@ -134,18 +154,8 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 				coords = append(coords, i)
 			}
 			tr := gibbsrt.Trace{Thin: 3, FirstChain: chains / 17, Chains: chains * 2 / 3, Coords: coords}
-			n := gibbsrt.Records(tr.Thin, st.Sweep, sweeps)
 			x0 := randomState[T](rng, chains, d)
-			want, wantOut := append([]T(nil), x0...), make([]T, n*tr.Chains*len(coords))
-			if _, err := ref.SweepTrace(want, sweeps, st, tr, wantOut); err != nil {
-				t.Fatal(err)
-			}
-			got, gotOut := append([]T(nil), x0...), make([]T, len(wantOut))
-			if m, err := g.SweepTrace(got, sweeps, st, tr, gotOut); err != nil || m != n {
-				t.Fatalf("SweepTrace: %d records, %v; want %d", m, err, n)
-			}
-			requireEqual(t, "traced records, GPU vs CPU", gotOut, wantOut, len(coords))
-			requireEqual(t, "final state of a traced call, GPU vs CPU", got, want, d)
+			want := checkTrace(t, g, ref, tr, x0, sweeps, st, d)
 
 			// Every chain and coordinate, every sweep, on device state.
 			all := gibbsrt.Trace{Thin: 1}

@@ -105,18 +105,9 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			chains, sweeps := cpuChains(300, d, 40), 6
 			coords := slices.Compact([]int{0, d / 2, d - 1})
 			tr := gibbsrt.Trace{Thin: 2, FirstChain: chains / 7, Chains: chains / 2, Coords: coords}
-			n := gibbsrt.Records(tr.Thin, st.Sweep, sweeps)
 			x0 := randomState[T](rng, chains, d)
-			want, wantOut := append([]T(nil), x0...), make([]T, n*tr.Chains*len(coords))
-			if _, err := ref.SweepTrace(want, sweeps, st, tr, wantOut); err != nil {
-				t.Fatal(err)
-			}
-			got, gotOut := append([]T(nil), x0...), make([]T, len(wantOut))
-			if k, err := g.SweepTrace(got, sweeps, st, tr, gotOut); err != nil || k != n {
-				t.Fatalf("SweepTrace: %d records, %v; want %d", k, err, n)
-			}
-			requireEqual(t, "traced records", gotOut, wantOut, len(coords))
-			requireEqual(t, "final state of a traced call", got, want, d)
+			want := checkTrace[T](t, g, ref, tr, x0, sweeps, st, d)
+			got := make([]T, len(want))
 			ds, err := rt.NewDeviceState(chains)
 			if err != nil {
 				t.Fatal(err)
