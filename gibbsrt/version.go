@@ -23,13 +23,18 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 // Version 4 (gibbsgen 0.4.0): stream version 2 (the table-driven normal
 // transform), and a module has the transform kernel. A version 3 package
 // draws stream version 1, which this runtime's twin does not reproduce.
+//
+// Version 5 (gibbsgen 0.5.0): the matrix strategy (its kernels, the tables
+// gibbs_mat_m, gibbs_mat_n and gibbs_mat_c, launches with dynamic shared
+// memory), exact draws (DrawExact, DrawExactDevice) and Scheme.Form in the
+// generated API. A version 4 package holds none of it and still runs.
 const (
 	// GenVersion is the version gibbsgen writes into new packages.
 	GenVersion = kernels.ABIVersion
 	// MinVersion is the oldest generated-package version this runtime supports.
 	MinVersion = 4
 	// MaxVersion is the newest generated-package version this runtime supports.
-	MaxVersion = 4
+	MaxVersion = 5
 )
 
 // EnforceVersion is used by generated code to assert compatibility; it has
