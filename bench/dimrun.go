@@ -106,7 +106,7 @@ func (b *bench) runDim(e dimEntry) error {
 		"dim", "B", "sweeps", "kernel", "us/sweep", "chain-sweeps/s", "x generic", "floor us/sw", "%floor", "bound")
 	for _, batch := range b.opt.batches {
 		if err := b.runBatch(d, batch); err != nil {
-			return fmt.Errorf("B=%d: %w", batch, err)
+			return fmt.Errorf("batch B=%d: %w", batch, err)
 		}
 	}
 	if err := setStrategy(s, gibbsrt.Auto); err != nil {

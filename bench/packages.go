@@ -144,7 +144,7 @@ func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsrt.ModuleSpec
 		x0 := randomStart[T](model, batch, rand.New(rand.NewPCG(uint64(dim)<<32|uint64(batch), 11)))
 		ds, err := s.NewDeviceState(batch)
 		if err != nil {
-			return fmt.Errorf("B=%d: %w", batch, err)
+			return fmt.Errorf("batch B=%d: %w", batch, err)
 		}
 		for _, sweeps := range b.opt.sweeps {
 			for _, k := range kernels {

@@ -1,14 +1,19 @@
 package gen
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
@@ -17,6 +22,10 @@ import (
 type e2eCase struct {
 	dim   int
 	dtype kernels.DType
+	// full: the package is also written, vetted and tested; otherwise
+	// only generated (nvcc for every default target, the spill check, the
+	// PTX and the Go binding).
+	full bool
 }
 
 func (c e2eCase) pkg() string {
@@ -30,37 +39,53 @@ func (c e2eCase) pkg() string {
 // default: the edges (1, 64), every residue mod 4 (the Philox group of four
 // and the float4 padding), both sides of 32 (the warp kernel's lane count),
 // and the reference dims, in float32; and one float64 and one tiled-only
-// dim. GIBBSGEN_E2E=all builds every float32 dimension 1..64, a float64
-// sample of the same edges, and a representative set of large dims in both
-// dtypes (e2eLarge); GIBBSGEN_E2E=3,17,1024f64 builds those (float32, or
-// float64 with the suffix).
+// dim (e2eCases).
 var e2eDims = []int{1, 2, 3, 4, 5, 7, 8, 13, 31, 32, 33, 64}
+
+// e2eAllF64 is GIBBSGEN_E2E=all's float64 dims up to 64: the edges and
+// both sides of each float64 strategy limit (const 16, shared and model
+// 32, warp 48).
+var e2eAllF64 = []int{1, 3, 5, 16, 17, 32, 33, 48, 49, 64}
+
+// e2eAllF32 is the float32 dims of GIBBSGEN_E2E=all that are also
+// written, vetted and tested: e2eDims, and both sides of Auto's constant
+// memory limit (21).
+var e2eAllF32 = append([]int{21, 22}, e2eDims...)
 
 // e2eLarge is the large dims of GIBBSGEN_E2E=all, in both dtypes: the
 // first tiled-only dim, the 128 and 256 (8 and 16 lanes per chain),
 // and the largest (32 lanes of 32 slots, with float64's measured spill
-// exception). Each takes about 90 s on 2 cores (generate, vet, test).
+// exception).
 var e2eLarge = []int{65, 128, 256, 1024}
 
+// e2eCases is what TestEndToEnd builds. By default, e2eDims and 65 in
+// float32 and 33 in float64, each written, vetted and tested.
+// GIBBSGEN_E2E=all (CI) generates every float32 dimension 1..64,
+// e2eAllF64, and e2eLarge in both dtypes, every one for every default
+// target; of those it writes, vets and tests e2eAllF32, e2eAllF64 and
+// e2eLarge (every package but 50 float32 ones between the sample's dims).
+// GIBBSGEN_E2E=3,17,1024f64 builds and tests those (float32, or float64
+// with the suffix).
 func e2eCases(t *testing.T) []e2eCase {
 	var cs []e2eCase
-	add := func(dt kernels.DType, dims ...int) {
+	add := func(dt kernels.DType, full func(int) bool, dims ...int) {
 		for _, d := range dims {
-			cs = append(cs, e2eCase{d, dt})
+			cs = append(cs, e2eCase{d, dt, full(d)})
 		}
 	}
+	always := func(int) bool { return true }
 	switch v := os.Getenv("GIBBSGEN_E2E"); v {
 	case "":
-		add(kernels.Float32, e2eDims...)
-		add(kernels.Float32, 65)
-		add(kernels.Float64, 33)
+		add(kernels.Float32, always, e2eDims...)
+		add(kernels.Float32, always, 65)
+		add(kernels.Float64, always, 33)
 	case "all":
 		for d := 1; d <= 64; d++ {
-			add(kernels.Float32, d)
+			add(kernels.Float32, func(d int) bool { return slices.Contains(e2eAllF32, d) }, d)
 		}
-		add(kernels.Float64, 1, 3, 5, 16, 17, 32, 33, 48, 49, 64)
-		add(kernels.Float32, e2eLarge...)
-		add(kernels.Float64, e2eLarge...)
+		add(kernels.Float64, always, e2eAllF64...)
+		add(kernels.Float32, always, e2eLarge...)
+		add(kernels.Float64, always, e2eLarge...)
 	default:
 		for _, f := range strings.Split(v, ",") {
 			f, dt := strings.TrimSpace(f), kernels.Float32
@@ -71,16 +96,23 @@ func e2eCases(t *testing.T) []e2eCase {
 			if err != nil {
 				t.Fatalf("GIBBSGEN_E2E=%q: %v", v, err)
 			}
-			add(dt, d)
+			add(dt, always, d)
 		}
 	}
 	return cs
 }
 
-// TestEndToEnd generates a package for each dimension with the real nvcc
-// (one architecture, to keep nvcc's time down), then runs go vet and the
-// package's own tests on it: the CPU suites run, the GPU suites skip here
+// TestEndToEnd generates a package for each case with the real nvcc, for
+// every default target, so that ptxas's spill check covers each of them
+// (nvcc's front end runs once per package whatever the targets; each
+// target adds a ptxas pass). Then it runs go vet and the package's own
+// tests on the full cases: the CPU suites run, the GPU suites skip here
 // and run on a GPU machine. Packages go under testdata/ (see scratchDir).
+//
+// runtime.NumCPU() packages are generated at a time, each nvcc with one
+// thread (Generate runs a package's PTX compile beside its fatbin's); the
+// full cases first, and go vet and go test start on them while the rest
+// are still compiling. The results do not depend on the order.
 func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs nvcc and go test for many dimensions")
@@ -88,17 +120,62 @@ func TestEndToEnd(t *testing.T) {
 	tc := needNVCC(t)
 	root := scratchDir(t, "e2e-")
 	cases := e2eCases(t)
-	var pkgs []string
+	// Full cases first, so that testing can start early, then the largest
+	// dims first within each group: the slowest compiles do not come last.
+	slices.SortStableFunc(cases, func(a, b e2eCase) int {
+		if a.full != b.full {
+			if a.full {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(b.dim, a.dim)
+	})
+	var full []e2eCase
 	for _, c := range cases {
-		s := Spec{Dim: c.dim, DType: c.dtype, Package: c.pkg(), Dir: filepath.Join(root, c.pkg()), Arch: []string{"sm_80"}}
-		pkg, _, err := Generate(context.Background(), s, tc, 1)
-		if err != nil {
-			t.Fatalf("dim %d %s: %v", c.dim, c.dtype, err)
+		if c.full {
+			full = append(full, c)
 		}
-		if err := Write(pkg); err != nil {
-			t.Fatalf("dim %d %s: %v", c.dim, c.dtype, err)
+	}
+
+	jobs := make(chan e2eCase)
+	var workers, fullDone sync.WaitGroup
+	fullDone.Add(len(full))
+	for range runtime.NumCPU() {
+		workers.Go(func() {
+			for c := range jobs {
+				start := time.Now()
+				s := Spec{Dim: c.dim, DType: c.dtype, Package: c.pkg(), Dir: filepath.Join(root, c.pkg())}
+				pkg, b, err := Generate(context.Background(), s, tc, 1)
+				if err == nil && c.full {
+					err = Write(pkg)
+				}
+				if err != nil {
+					t.Errorf("dim %d %s: %v", c.dim, c.dtype, err)
+				} else {
+					t.Logf("dim %d %s: generated for %s in %.1f s", c.dim, c.dtype, strings.Join(b.Targets, " "), time.Since(start).Seconds())
+				}
+				if c.full {
+					fullDone.Done()
+				}
+			}
+		})
+	}
+	go func() {
+		for _, c := range cases {
+			jobs <- c
 		}
-		pkgs = append(pkgs, "./"+filepath.ToSlash(filepath.Join(root, s.Package)))
+		close(jobs)
+	}()
+	defer workers.Wait() // t.Errorf after the test returns would panic
+
+	fullDone.Wait()
+	if t.Failed() {
+		return
+	}
+	var pkgs []string
+	for _, c := range full {
+		pkgs = append(pkgs, "./"+filepath.ToSlash(filepath.Join(root, c.pkg())))
 	}
 	for _, step := range [][]string{
 		append([]string{"vet"}, pkgs...),
@@ -107,13 +184,26 @@ func TestEndToEnd(t *testing.T) {
 		cmd := exec.Command("go", step...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			t.Fatalf("go %s: %v\n%s", step[0], err, out)
+			t.Errorf("go %s: %v\n%s", step[0], err, out)
+			return
 		}
 		t.Logf("go %s %d packages:\n%s", step[0], len(pkgs), out)
 	}
-	var names []string
-	for _, c := range cases {
-		names = append(names, c.pkg())
+	workers.Wait()
+	if t.Failed() {
+		return
 	}
-	fmt.Fprintf(os.Stderr, "end-to-end: generated, vetted and tested %s\n", strings.Join(names, " "))
+	var names, tested []string
+	for _, c := range cases {
+		if c.full {
+			tested = append(tested, c.pkg())
+		} else {
+			names = append(names, c.pkg())
+		}
+	}
+	msg := "end-to-end: generated for every default target, vetted and tested " + strings.Join(tested, " ")
+	if len(names) > 0 {
+		msg += "; generated for every default target " + strings.Join(names, " ")
+	}
+	fmt.Fprintln(os.Stderr, msg)
 }

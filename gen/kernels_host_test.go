@@ -211,15 +211,6 @@ func bitsOf[T gibbsrt.Float](v T) uint64 {
 	return math.Float64bits(float64(v))
 }
 
-// dtypeOf is T's dtype.
-func dtypeOf[T gibbsrt.Float]() kernels.DType {
-	var z T
-	if _, ok := any(z).(float32); ok {
-		return kernels.Float32
-	}
-	return kernels.Float64
-}
-
 // extKernelsOnHost runs every strategy's Ext entry point of m (built from
 // s) under each kind of sweep, with over-relaxation, Chebyshev iterations
 // and a trace, and requires the states (and records, and previous

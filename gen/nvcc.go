@@ -113,15 +113,29 @@ func archNumber(a string) (int, bool) {
 // minDefaultArch is the oldest architecture built by default (Turing).
 const minDefaultArch = 75
 
-// DefaultTargets is every real architecture from sm_75 up that nvcc
-// supports, plus PTX for the oldest of them, which newer GPUs JIT-compile:
-// PTX for a newer virtual architecture would be the same code (see NVCCArgs)
-// at the cost of another front-end pass.
+// DefaultTargets is, for each GPU generation (major compute capability)
+// from sm_75 up that nvcc supports, its oldest real architecture, plus PTX
+// for the oldest of them, which newer GPUs JIT-compile: with nvcc 11.8,
+// sm_75, sm_80, sm_90 and compute_75. Machine code for sm_XY runs on every
+// sm_XZ with Z ≥ Y, so sm_80's serves sm_86, sm_87 and sm_89: targets of
+// their own would buy only their own instruction scheduling, for a ptxas
+// pass each (together 12 s of dim 64's 57 s of nvcc) and 74% more fatbin
+// (docs/BENCHMARKS.md, issue 18). PTX for a newer virtual architecture
+// would be the same code (see NVCCArgs) at the cost of another front-end
+// pass.
 func (tc *Toolchain) DefaultTargets() []string {
 	var out []string
 	oldest := 0
+	generation := map[int]int{} // major version → its oldest real architecture
 	for _, c := range tc.Codes {
 		if n, ok := archNumber(c); ok && strings.HasPrefix(c, "sm_") && n >= minDefaultArch {
+			if g, ok := generation[n/10]; !ok || n < g {
+				generation[n/10] = n
+			}
+		}
+	}
+	for _, c := range tc.Codes {
+		if n, ok := archNumber(c); ok && strings.HasPrefix(c, "sm_") && n >= minDefaultArch && generation[n/10] == n && !slices.Contains(out, c) {
 			out = append(out, c)
 			if oldest == 0 || n < oldest {
 				oldest = n
@@ -210,8 +224,8 @@ func (e *SpillError) Error() string {
 //
 // Every machine-code target is assembled from the PTX of the oldest target's
 // virtual architecture, so nvcc's front end (cicc, most of the time: about
-// 150 s a pass at dim 64 against 9 s for ptxas) runs once, not once per
-// target. The kernels use no instruction newer than that architecture's, and
+// 35 s a pass at dim 64 against 4 s per target for ptxas) runs once, not
+// once per target. The kernels use no instruction newer than that architecture's, and
 // cicc writes the same PTX for every virtual architecture apart from its
 // .version and .target lines, so the machine code is what per-target passes
 // would give. A compute_NN target embeds PTX for NN; one other than the

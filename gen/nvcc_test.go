@@ -225,11 +225,15 @@ func TestDefaultTargets(t *testing.T) {
 		codes, virtual []string
 		want           []string
 	}{
-		{"nvcc 11.8", nvcc118Codes, nvcc118Virtual, []string{"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "compute_75"}},
+		{"nvcc 11.8", nvcc118Codes, nvcc118Virtual, []string{"sm_75", "sm_80", "sm_90", "compute_75"}},
 		{"suffixed architectures are not defaults",
 			append(append([]string{}, nvcc118Codes...), "sm_90a"),
 			append(append([]string{}, nvcc118Virtual...), "compute_90a"),
-			[]string{"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "compute_75"}},
+			[]string{"sm_75", "sm_80", "sm_90", "compute_75"}},
+		{"the oldest of each generation, whatever the order",
+			[]string{"sm_89", "sm_120", "sm_86", "sm_100", "sm_80", "sm_103", "sm_121", "sm_101", "sm_90"},
+			[]string{"compute_80", "compute_90", "compute_100", "compute_120"},
+			[]string{"sm_120", "sm_100", "sm_80", "sm_90", "compute_80"}},
 		{"unsorted lists", []string{"sm_90", "sm_70", "sm_80"}, []string{"compute_90", "compute_70", "compute_80"}, []string{"sm_90", "sm_80", "compute_80"}},
 		{"too old for any default", []string{"sm_35", "sm_70"}, []string{"compute_35", "compute_70"}, []string{"compute_70"}},
 		{"nothing", nil, nil, nil},

@@ -100,10 +100,6 @@ func (sc Scheme) check() error {
 	return nil
 }
 
-// plain reports whether the scheme's sweeps are plain Gibbs sweeps, which
-// the plain entry points run.
-func (sc Scheme) plain() bool { return sc.Kind == Forward && sc.Omega == 1 }
-
 // AnalysisMaxDim is the largest dim for which the mixing predictions are
 // computed from the sweep's operator by dense eigendecompositions (a few
 // O(dim³) solves per ω tried). Beyond it an automatic ω comes from Young's

@@ -49,9 +49,6 @@ import (
 // MaxSweepIndex bounds the sweep counter: it has 48 bits in the Philox counter.
 const MaxSweepIndex = uint64(1) << 48
 
-// maxGroups bounds the coordinate group: it has 16 bits in the counter.
-const maxGroups = 1 << 16
-
 // Stream names the random numbers a sweep call consumes. Sweep k (0-based)
 // of a call updates chain j (0-based, within the call) with the normals of
 // chain Chain+j at sweep Sweep+k. Advance Sweep by the number of sweeps

@@ -69,7 +69,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "strategy", Usage: "comma-separated sweep strategies to compile, from " + strategyNames() + " (default: every one that supports the dim)"},
 			&cli.StringFlag{Name: "pkg", Usage: "Go package name (default gibbs<dim>)"},
 			&cli.StringFlag{Name: "out", Usage: "output directory (default ./<pkg>)"},
-			&cli.StringFlag{Name: "arch", Usage: "comma-separated nvcc targets, e.g. sm_80,sm_90,compute_90 (default: every sm_XX >= sm_75 that nvcc supports, plus PTX for the newest)"},
+			&cli.StringFlag{Name: "arch", Usage: "comma-separated nvcc targets, e.g. sm_80,sm_90,compute_90 (default: the oldest sm_XX of each generation from sm_75 up that nvcc supports, plus PTX for the oldest of them)"},
 			&cli.BoolFlag{Name: "allow-spills", Usage: "accept kernels that ptxas spills to local memory"},
 			&cli.StringFlag{Name: "threads", Value: strconv.Itoa(runtime.NumCPU()), Usage: "nvcc --threads: architectures compiled in parallel, a positive integer"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print the ptxas resource report"},

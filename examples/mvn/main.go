@@ -308,7 +308,7 @@ func report(w io.Writer, o options, q [][]float64, mu []float64, d draws) error 
 		}
 		var ch mat.Cholesky
 		if !ch.Factorize(qs) {
-			return errors.New("Q is not positive definite")
+			return errors.New("the precision matrix Q is not positive definite")
 		}
 		if err := ch.InverseTo(&exact); err != nil {
 			return err

@@ -146,7 +146,7 @@ func TestModelErrorsNameFileEntries(t *testing.T) {
 		{"infinite", mtx(t, "symmetric", 0, "5 2 +Inf"), ": matrix market line 11: entry (5, 2) is +Inf; entries must be finite\n"},
 		{"zero diagonal", mtx(t, "symmetric", 3), ": entry (3, 3) is 0; the diagonal must be positive (entries the file does not list are 0)\n"},
 		{"negative diagonal", mtx(t, "general", 0, "8 8 -2"), ": entry (8, 8) is -2; the diagonal must be positive (entries the file does not list are 0)\n"},
-		{"not symmetric", mtx(t, "general", 0, "1 2 -0.5", "2 1 -0.25"), ": Q is not symmetric: entry (1, 2) is -0.5 but (2, 1) is -0.25, a difference of 0.25 > 1e-06 (1e-06·√(Q(1,1)·Q(2,2)))\n"},
+		{"not symmetric", mtx(t, "general", 0, "1 2 -0.5", "2 1 -0.25"), ": the precision matrix Q is not symmetric: entry (1, 2) is -0.5 but (2, 1) is -0.25, a difference of 0.25 > 1e-06 (1e-06·√(Q(1,1)·Q(2,2)))\n"},
 		{"not positive definite", mtx(t, "symmetric", 0, "2 1 2"), ": Q is not positive definite: Cholesky factorization failed (smallest eigenvalue -1)\n"},
 	} {
 		var out, errs bytes.Buffer

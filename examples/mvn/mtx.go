@@ -112,7 +112,7 @@ func checkModel(q [][]float64) error {
 		for j := i + 1; j < n; j++ {
 			d := math.Abs(q[i][j] - q[j][i])
 			if lim := gibbsrt.SymmetryTolerance * math.Sqrt(q[i][i]*q[j][j]); d > lim {
-				return fmt.Errorf("Q is not symmetric: entry (%d, %d) is %g but (%d, %d) is %g, a difference of %g > %g (%g·√(Q(%d,%d)·Q(%d,%d)))",
+				return fmt.Errorf("the precision matrix Q is not symmetric: entry (%d, %d) is %g but (%d, %d) is %g, a difference of %g > %g (%g·√(Q(%d,%d)·Q(%d,%d)))",
 					i+1, j+1, q[i][j], j+1, i+1, q[j][i], d, lim, gibbsrt.SymmetryTolerance, i+1, i+1, j+1, j+1)
 			}
 		}

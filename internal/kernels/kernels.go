@@ -323,6 +323,17 @@ var table = []Kernel{
 		Geometry: threadPerChain,
 		Symbols:  []string{SymbolWeightG, SymbolOffset, SymbolScale, SymbolKeep},
 		Dims:     threadDims,
+		// On sm_90 ptxas (nvcc 11.8) gives the traced entry point 255
+		// registers and spills a few at float32 dims 53 to 63: 8 to 24
+		// bytes of stores, 4 to 20 of loads (the all-dims scan of every
+		// default target, issue 18: dims 53, 56-63). The plain entry
+		// point, which Auto runs for untraced sweeps, does not spill.
+		Spills: func(dim int, dt DType) map[string]int {
+			if dt == Float32 && dim >= 53 && dim <= 63 {
+				return map[string]int{"gibbs_sweep_shared_trace": 24}
+			}
+			return nil
+		},
 		AutoRank: 3,
 		Prefer:   func(Shape) bool { return true },
 		AutoDoc:  "otherwise",
@@ -339,8 +350,13 @@ var table = []Kernel{
 		// ptxas keeps this entry point (for callers' own normals, not the
 		// sampler's hot path) to 80 registers and may spill one of them:
 		// 8 bytes of stores, 4 of loads at dim 26 on sm_80 (nvcc 11.8, a
-		// scan of every dim; 3 local accesses in its 3000 instructions).
-		Spills: func(int, DType) map[string]int {
+		// scan of every dim; 3 local accesses in its 3000 instructions);
+		// at float32 dim 57 on sm_90, 40 bytes of stores and 40 of loads
+		// (the all-dims scan of every default target, issue 18).
+		Spills: func(dim int, dt DType) map[string]int {
+			if dt == Float32 && dim == 57 {
+				return map[string]int{"gibbs_sweep_noise": 40}
+			}
 			return map[string]int{"gibbs_sweep_noise": 16}
 		},
 	},
