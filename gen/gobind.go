@@ -347,6 +347,7 @@ func testFile(s Spec, b Build) *jen.File {
 		{"TestGPU", "GPU", "GPU: kernels equal the CPU twin bit for bit; skips without a driver or device."},
 		{"TestGPURelaxed", "GPURelaxed", "GPU: every scheme and Chebyshev iterations equal the CPU twin bit for bit."},
 		{"TestGPUClose", "GPUClose", "GPU: Close is idempotent and later calls fail; skips without a device."},
+		{"TestGPUAPI", "GPUAPI", "GPU: random and extreme arguments to every method, before and after Close: no panic, failed calls change nothing, ErrClosed after Close."},
 		{"TestGPUDistribution", "GPUDistribution", "GPU: closed-form checks at 1M chains, GPU = CPU after 1000 sweeps, tails."},
 		{"TestGPURelaxedDistribution", "GPURelaxedDistribution", "GPU: the schemes' and Chebyshev's closed-form checks at 1M chains."},
 		{"TestMatrix", "Matrix", "CPU: the matrix form's exact draws and sweeps against closed forms."},

@@ -101,7 +101,7 @@ func NewRelaxedCoefficients[T Float](dim int, Q [][]float64, mu []float64, omega
 		}
 		co.Offset[i] = T(omega * off)
 		co.Scale[i] = T(noise / math.Sqrt(qii))
-		if math.IsInf(float64(co.Offset[i]), 0) {
+		if math.IsInf(float64(co.Offset[i]), 0) || math.IsNaN(float64(co.Offset[i])) {
 			return nil, modelErr(i, -1, "conditional mean offset of coordinate %d is %g, beyond %s range", i, omega*off, typeName[T]())
 		}
 	}
@@ -125,6 +125,9 @@ func NewRelaxedCoefficients[T Float](dim int, Q [][]float64, mu []float64, omega
 // entries, symmetry within SymmetryTolerance, a positive diagonal, and positive
 // definiteness by Cholesky factorization.
 func ValidateModel(dim int, Q [][]float64, mu []float64) error {
+	if dim < 1 {
+		return modelErr(-1, -1, "dim = %d; it must be at least 1", dim)
+	}
 	if len(Q) != dim {
 		return modelErr(-1, -1, "Q has %d rows, want %d", len(Q), dim)
 	}
@@ -180,8 +183,12 @@ func ValidateModel(dim int, Q [][]float64, mu []float64) error {
 }
 
 // Frame returns frame f's tables (0: the coordinates in order; 1:
-// reversed), as slices of Weight, Offset and Scale.
+// reversed), as slices of Weight, Offset and Scale; nil slices for any
+// other f.
 func (co *Coefficients[T]) Frame(f int) (weight, offset, scale []T) {
+	if f < 0 || f >= kernels.Frames {
+		return nil, nil, nil
+	}
 	n := co.Dim * co.Stride
 	return co.Weight[f*n : (f+1)*n], co.Offset[f*co.Dim : (f+1)*co.Dim], co.Scale[f*co.Dim : (f+1)*co.Dim]
 }
