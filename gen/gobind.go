@@ -3,6 +3,7 @@ package gen
 import (
 	"bytes"
 	"fmt"
+	"go/format"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -48,7 +49,11 @@ func GoPackage(s Spec, src Source, b Build) (Package, error) {
 		if err := f.Render(&buf); err != nil {
 			return Package{}, fmt.Errorf("rendering %s: %w", name, err)
 		}
-		files[name] = buf.Bytes()
+		src, err := groupImports(buf.Bytes())
+		if err != nil {
+			return Package{}, fmt.Errorf("rendering %s: %w", name, err)
+		}
+		files[name] = src
 	}
 	m := NewManifest(s, src, b)
 	for name, data := range files {
@@ -60,6 +65,42 @@ func GoPackage(s Spec, src Source, b Build) (Package, error) {
 	}
 	files[ManifestName] = mb
 	return Package{Dir: s.Dir, Files: files}, nil
+}
+
+// groupImports splits the import block jennifer renders (one block, sorted
+// by path) into the standard library's imports, a blank line, and the
+// rest, as goimports groups them, so that goimports changes nothing.
+func groupImports(src []byte) ([]byte, error) {
+	const open, closing = "\nimport (\n", "\n)\n"
+	start := bytes.Index(src, []byte(open))
+	if start < 0 {
+		return src, nil // one import, or none
+	}
+	body := start + len(open)
+	end := bytes.Index(src[body:], []byte(closing))
+	if end < 0 {
+		return nil, fmt.Errorf("unterminated import block")
+	}
+	var std, other []string
+	for _, line := range strings.Split(string(src[body:body+end]), "\n") {
+		spec := strings.TrimSpace(line)
+		if spec == "" {
+			continue
+		}
+		path := spec[strings.Index(spec, `"`):] // after an optional name
+		if first, _, _ := strings.Cut(strings.Trim(path, `"`), "/"); strings.Contains(first, ".") {
+			other = append(other, line)
+		} else {
+			std = append(std, line)
+		}
+	}
+	groups := strings.Join(std, "\n")
+	if len(std) > 0 && len(other) > 0 {
+		groups += "\n\n"
+	}
+	groups += strings.Join(other, "\n")
+	out := append(append(append([]byte{}, src[:body]...), groups...), src[body+end:]...)
+	return format.Source(out)
 }
 
 func rt(name string) *jen.Statement { return jen.Qual(rtPath, name) }
@@ -347,6 +388,7 @@ func testFile(s Spec, b Build) *jen.File {
 		{"TestGPU", "GPU", "GPU: kernels equal the CPU twin bit for bit; skips without a driver or device."},
 		{"TestGPURelaxed", "GPURelaxed", "GPU: every scheme and Chebyshev iterations equal the CPU twin bit for bit."},
 		{"TestGPUClose", "GPUClose", "GPU: Close is idempotent and later calls fail; skips without a device."},
+		{"TestGPUAPI", "GPUAPI", "GPU: random and extreme arguments to every method, before and after Close: no panic, failed calls change nothing, ErrClosed after Close."},
 		{"TestGPUDistribution", "GPUDistribution", "GPU: closed-form checks at 1M chains, GPU = CPU after 1000 sweeps, tails."},
 		{"TestGPURelaxedDistribution", "GPURelaxedDistribution", "GPU: the schemes' and Chebyshev's closed-form checks at 1M chains."},
 		{"TestMatrix", "Matrix", "CPU: the matrix form's exact draws and sweeps against closed forms."},

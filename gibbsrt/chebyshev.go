@@ -22,8 +22,11 @@ import (
 // the eigenvalue interval and τ, δ of the recurrence, with its rate.
 func (s *Sampler[T]) Chebyshev() (mixing.Chebyshev, error) {
 	s.mu.Lock()
-	p := s.p
+	p, closed := s.p, s.closed
 	s.mu.Unlock()
+	if closed {
+		return mixing.Chebyshev{}, ErrClosed
+	}
 	if p == nil {
 		return mixing.Chebyshev{}, errors.New("gibbsrt: Chebyshev called before SetModel")
 	}
@@ -64,6 +67,10 @@ func (s *Sampler[T]) SweepChebyshev(x, prev *DeviceState[T], first, iterations i
 	if prev.chains != x.chains {
 		return fmt.Errorf("gibbsrt: Chebyshev previous iterates hold %d chains, the state %d", prev.chains, x.chains)
 	}
+	// Before any table is sliced, with the twin's error.
+	if err := CheckChebyshevArgs(first, iterations); err != nil {
+		return err
+	}
 	if _, err := CheckSweepArgs(s.m.Dim, x.chains*s.m.Dim, iterations, st); err != nil {
 		return err
 	}
@@ -87,6 +94,9 @@ func (s *Sampler[T]) SweepChebyshevHost(x, prev []T, first, iterations int, st S
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(); err != nil {
+		return err
+	}
+	if err := CheckChebyshevArgs(first, iterations); err != nil {
 		return err
 	}
 	chains, err := CheckSweepArgs(s.m.Dim, len(x), iterations, st)

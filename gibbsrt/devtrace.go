@@ -3,6 +3,7 @@ package gibbsrt
 import (
 	"errors"
 	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/gibbsgen/gibbsgen/internal/cuda"
@@ -26,22 +27,19 @@ type DeviceTrace[T Float] struct {
 // NewDeviceTrace allocates room for records records of t, for calls over
 // chains chains.
 func (s *Sampler[T]) NewDeviceTrace(t Trace, chains, records int) (*DeviceTrace[T], error) {
-	sh, err := t.shape(s.m.Dim, chains)
-	if err != nil {
-		return nil, err
-	}
-	if records < 1 {
-		return nil, fmt.Errorf("gibbsrt: a device trace of %d records; it needs at least 1", records)
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, ErrClosed
 	}
+	sh, size, err := deviceTraceShape[T](t, s.m.Dim, chains, records)
+	if err != nil {
+		return nil, err
+	}
 	d := &DeviceTrace[T]{s: s, sh: sh, chains: chains, capacity: records}
 	err = s.ctx.Do(func(l cuda.Locked) error {
 		var err error
-		if d.buf, err = l.Alloc(uint64(sh.size(records)) * elemSize[T]()); err != nil {
+		if d.buf, err = l.Alloc(uint64(size) * elemSize[T]()); err != nil {
 			return err
 		}
 		if d.idx, err = l.Alloc(uint64(len(sh.index)) * 4); err != nil {
@@ -57,15 +55,51 @@ func (s *Sampler[T]) NewDeviceTrace(t Trace, chains, records int) (*DeviceTrace[
 	return d, nil
 }
 
-// Records returns the number of records the last call wrote.
-func (d *DeviceTrace[T]) Records() int { return d.records }
+// deviceTraceShape checks a device trace of records records of t, for
+// calls over chains chains of dim dim, and returns its shape and its
+// length in elements of T, whose bytes must fit an int.
+func deviceTraceShape[T Float](t Trace, dim, chains, records int) (traceShape, int, error) {
+	if chains < 1 {
+		return traceShape{}, 0, fmt.Errorf("gibbsrt: a device trace for calls of %d chains; it needs at least 1", chains)
+	}
+	sh, err := t.shape(dim, chains)
+	if err != nil {
+		return traceShape{}, 0, err
+	}
+	if records < 1 {
+		return traceShape{}, 0, fmt.Errorf("gibbsrt: a device trace of %d records; it needs at least 1", records)
+	}
+	size, ok := sh.sizeOK(records)
+	if !ok || uint64(size) > math.MaxInt/elemSize[T]() {
+		return traceShape{}, 0, fmt.Errorf("gibbsrt: a device trace of %d records of %d chains × %d coordinates: its bytes must fit an int", records, sh.rows, sh.cols)
+	}
+	return sh, size, nil
+}
 
-// Shape returns the traced chains and coordinates per record.
-func (d *DeviceTrace[T]) Shape() (chains, coords int) { return d.sh.rows, d.sh.cols }
+// Records returns the number of records the last call wrote (0 for a nil
+// trace).
+func (d *DeviceTrace[T]) Records() int {
+	if d == nil {
+		return 0
+	}
+	return d.records
+}
+
+// Shape returns the traced chains and coordinates per record (0, 0 for a
+// nil trace).
+func (d *DeviceTrace[T]) Shape() (chains, coords int) {
+	if d == nil {
+		return 0, 0
+	}
+	return d.sh.rows, d.sh.cols
+}
 
 // Download waits for the sampler's queued work and copies the last call's
 // records into out, which must hold Records()×chains×coords values.
 func (d *DeviceTrace[T]) Download(out []T) error {
+	if d == nil || d.s == nil {
+		return errors.New("gibbsrt: nil device trace")
+	}
 	s := d.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -82,8 +116,12 @@ func (d *DeviceTrace[T]) Download(out []T) error {
 	return s.ctx.CopyFromDevice(unsafe.Pointer(&out[0]), d.buf, uint64(n)*elemSize[T]())
 }
 
-// Free releases the memory. It is idempotent.
+// Free releases the memory. It is idempotent, and after Close of the
+// sampler (which freed it) it returns nil.
 func (d *DeviceTrace[T]) Free() error {
+	if d == nil || d.s == nil {
+		return errors.New("gibbsrt: nil device trace")
+	}
 	s := d.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -115,6 +153,9 @@ func (s *Sampler[T]) ownTrace(d *DeviceTrace[T]) error {
 // its first record on. t must have been made for x's chain count and hold
 // every record of the call. It returns once the work is queued.
 func (s *Sampler[T]) SweepDeviceTrace(x *DeviceState[T], sweeps int, st Stream, t *DeviceTrace[T]) error {
+	if err := s.open(); err != nil {
+		return err
+	}
 	if t == nil {
 		return errors.New("gibbsrt: nil device trace")
 	}

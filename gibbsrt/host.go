@@ -1,6 +1,7 @@
 package gibbsrt
 
 import (
+	"errors"
 	"unsafe"
 
 	"github.com/gibbsgen/gibbsgen/internal/cuda"
@@ -41,8 +42,12 @@ func (s *Sampler[T]) NewHostState(chains int) (*HostState[T], error) {
 	return h, nil
 }
 
-// Free releases the memory; X becomes nil. It is idempotent.
+// Free releases the memory; X becomes nil. It is idempotent, and after
+// Close of the sampler (which freed it) it returns nil.
 func (h *HostState[T]) Free() error {
+	if h == nil || h.s == nil {
+		return errors.New("gibbsrt: nil host state")
+	}
 	s := h.s
 	s.mu.Lock()
 	defer s.mu.Unlock()

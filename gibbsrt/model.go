@@ -109,7 +109,7 @@ func relaxedCoefficients[T Float](q *mat.SymDense, mu []float64, omega float64) 
 		}
 		co.Offset[i] = T(omega * off)
 		co.Scale[i] = T(noise / math.Sqrt(qii))
-		if math.IsInf(float64(co.Offset[i]), 0) {
+		if math.IsInf(float64(co.Offset[i]), 0) || math.IsNaN(float64(co.Offset[i])) {
 			return nil, modelErr(i, -1, "conditional mean offset of coordinate %d is %g, beyond %s range", i, omega*off, typeName[T]())
 		}
 	}
@@ -141,6 +141,9 @@ func ValidateModel(dim int, Q [][]float64, mu []float64) error {
 // (Q + Qᵀ)/2, which the tables are computed from: one pass of checks and
 // one Cholesky factorization per model.
 func validated(dim int, Q [][]float64, mu []float64) (*mat.SymDense, error) {
+	if dim < 1 {
+		return nil, modelErr(-1, -1, "dim = %d; it must be at least 1", dim)
+	}
 	if len(Q) != dim {
 		return nil, modelErr(-1, -1, "Q has %d rows, want %d", len(Q), dim)
 	}
@@ -196,8 +199,12 @@ func validated(dim int, Q [][]float64, mu []float64) (*mat.SymDense, error) {
 }
 
 // Frame returns frame f's tables (0: the coordinates in order; 1:
-// reversed), as slices of Weight, Offset and Scale.
+// reversed), as slices of Weight, Offset and Scale; nil slices for any
+// other f.
 func (co *Coefficients[T]) Frame(f int) (weight, offset, scale []T) {
+	if f < 0 || f >= kernels.Frames {
+		return nil, nil, nil
+	}
 	n := co.Dim * co.Stride
 	return co.Weight[f*n : (f+1)*n], co.Offset[f*co.Dim : (f+1)*co.Dim], co.Scale[f*co.Dim : (f+1)*co.Dim]
 }

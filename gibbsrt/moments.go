@@ -15,6 +15,11 @@ import (
 // depends only on the number of rows, and TraceMoments computes the same
 // operations in the same order on the CPU, so the two agree bit for bit.
 
+// MaxTraceCoords is the most coordinates of a row that TraceMoments
+// reduces: the largest dim of any package, so every trace's (its
+// covariance alone is k² float64s).
+const MaxTraceCoords = kernels.TileMaxDim
+
 // momentPlan returns the rows per block and the number of blocks for n rows
 // of k coordinates of T.
 func momentPlan[T Float](n, k int) (perBlock, blocks int) {
@@ -29,7 +34,10 @@ func momentPlan[T Float](n, k int) (perBlock, blocks int) {
 // covariance of the rows of records, a row-major [rows][k] array such as a
 // trace's, as mcstat.Moments.
 func TraceMoments[T Float](records []T, k int) (*mcstat.Moments, error) {
-	if k < 1 || len(records)%k != 0 {
+	if k < 1 || k > MaxTraceCoords {
+		return nil, fmt.Errorf("gibbsrt: rows of %d coordinates; k must be from 1 to MaxTraceCoords (%d)", k, MaxTraceCoords)
+	}
+	if len(records)%k != 0 {
 		return nil, fmt.Errorf("gibbsrt: %d values are not whole rows of %d coordinates", len(records), k)
 	}
 	n := len(records) / k

@@ -18,6 +18,7 @@ type Multi[T Float] struct {
 	mu       sync.Mutex
 	devices  []int
 	samplers []*Sampler[T]
+	closed   bool
 }
 
 // NewMulti opens a sampler of m on each of devices (CUDA ordinals, in the
@@ -86,6 +87,9 @@ func onDevices(devices []int, f func(i int) error) error {
 func (mg *Multi[T]) SetModel(Q [][]float64, mu []float64) error {
 	mg.mu.Lock()
 	defer mg.mu.Unlock()
+	if mg.closed {
+		return ErrClosed
+	}
 	return mg.each(func(_ int, s *Sampler[T]) error { return s.SetModel(Q, mu) })
 }
 
@@ -93,6 +97,9 @@ func (mg *Multi[T]) SetModel(Q [][]float64, mu []float64) error {
 func (mg *Multi[T]) SetScheme(sc Scheme) error {
 	mg.mu.Lock()
 	defer mg.mu.Unlock()
+	if mg.closed {
+		return ErrClosed
+	}
 	return mg.each(func(_ int, s *Sampler[T]) error { return s.SetScheme(sc) })
 }
 
@@ -100,6 +107,9 @@ func (mg *Multi[T]) SetScheme(sc Scheme) error {
 func (mg *Multi[T]) SetStrategy(st Strategy) error {
 	mg.mu.Lock()
 	defer mg.mu.Unlock()
+	if mg.closed {
+		return ErrClosed
+	}
 	return mg.each(func(_ int, s *Sampler[T]) error { return s.SetStrategy(st) })
 }
 
@@ -109,6 +119,9 @@ func (mg *Multi[T]) SetStrategy(st Strategy) error {
 func (mg *Multi[T]) Sweep(x []T, sweeps int, st Stream) error {
 	mg.mu.Lock()
 	defer mg.mu.Unlock()
+	if mg.closed {
+		return ErrClosed
+	}
 	dim := mg.Dim()
 	chains, err := CheckSweepArgs(dim, len(x), sweeps, st)
 	if err != nil {
@@ -136,6 +149,7 @@ func sweepShards[T Float](n, chains, dim int, x []T, st Stream, sweep func(i int
 // MultiState is device-resident state split across a Multi's devices:
 // shard i of its chains lives on device i.
 type MultiState[T Float] struct {
+	mg     *Multi[T]
 	chains int
 	parts  []*DeviceState[T] // nil for an empty shard
 }
@@ -144,7 +158,13 @@ type MultiState[T Float] struct {
 func (mg *Multi[T]) NewState(chains int) (*MultiState[T], error) {
 	mg.mu.Lock()
 	defer mg.mu.Unlock()
-	ms := &MultiState[T]{chains: chains, parts: make([]*DeviceState[T], len(mg.samplers))}
+	if mg.closed {
+		return nil, ErrClosed
+	}
+	if err := checkChains[T](mg.Dim(), chains, 0); err != nil {
+		return nil, err
+	}
+	ms := &MultiState[T]{mg: mg, chains: chains, parts: make([]*DeviceState[T], len(mg.samplers))}
 	err := mg.each(func(i int, s *Sampler[T]) error {
 		_, count, err := Shard(chains, i, len(mg.samplers))
 		if err != nil || count == 0 {
@@ -180,8 +200,20 @@ func (ms *MultiState[T]) Upload(x []T) error { return ms.copy(x, (*DeviceState[T
 func (ms *MultiState[T]) Download(x []T) error { return ms.copy(x, (*DeviceState[T]).Download) }
 
 func (ms *MultiState[T]) copy(x []T, f func(*DeviceState[T], []T) error) error {
+	if ms == nil || ms.mg == nil {
+		return errors.New("gibbsrt: nil multi-device state")
+	}
+	ms.mg.mu.Lock()
+	closed := ms.mg.closed
+	ms.mg.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
 	n := len(ms.parts)
 	if ms.chains == 0 {
+		if len(x) != 0 {
+			return fmt.Errorf("gibbsrt: %d elements for a state of 0 chains", len(x))
+		}
 		return nil
 	}
 	dim := len(x) / ms.chains
@@ -208,8 +240,17 @@ func (ms *MultiState[T]) copy(x []T, f func(*DeviceState[T], []T) error) error {
 func (mg *Multi[T]) SweepDevice(x *MultiState[T], sweeps int, st Stream) error {
 	mg.mu.Lock()
 	defer mg.mu.Unlock()
-	if len(x.parts) != len(mg.samplers) {
-		return fmt.Errorf("gibbsrt: state of %d parts for %d devices", len(x.parts), len(mg.samplers))
+	if mg.closed {
+		return ErrClosed
+	}
+	switch {
+	case x == nil:
+		return errors.New("gibbsrt: nil multi-device state")
+	case x.mg != mg:
+		return errors.New("gibbsrt: multi-device state belongs to another Multi")
+	}
+	if _, err := CheckSweepArgs(mg.Dim(), 0, sweeps, st); err != nil {
+		return err
 	}
 	return mg.each(func(i int, s *Sampler[T]) error {
 		first, _, err := Shard(x.chains, i, len(mg.samplers))
@@ -224,11 +265,21 @@ func (mg *Multi[T]) SweepDevice(x *MultiState[T], sweeps int, st Stream) error {
 
 // Synchronize waits for every device's queued work.
 func (mg *Multi[T]) Synchronize() error {
+	mg.mu.Lock()
+	closed := mg.closed
+	mg.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
 	return mg.each(func(_ int, s *Sampler[T]) error { return s.Synchronize() })
 }
 
-// Close closes every device's sampler.
+// Close closes every device's sampler. It is idempotent; any later call
+// of a method that returns an error returns ErrClosed.
 func (mg *Multi[T]) Close() error {
+	mg.mu.Lock()
+	defer mg.mu.Unlock()
+	mg.closed = true
 	var errs []error
 	for i, s := range mg.samplers {
 		if err := s.Close(); err != nil {

@@ -89,14 +89,31 @@ type chebyshevRun[T Float] struct {
 	prev  []T
 }
 
+// MaxChebyshevIterations bounds the iterations a Chebyshev run reaches:
+// first + iterations of a SweepChebyshev call. The schedule is computed
+// from iteration 0 on every call (O(first+iterations) time and memory on
+// the host), and Chebyshev acceleration is for burn-in, which takes far
+// fewer (Mixing.ChebyshevBurnIn); sample on with ordinary sweeps.
+const MaxChebyshevIterations = 1 << 20
+
+// CheckChebyshevArgs validates the iteration range of a SweepChebyshev
+// call, on the GPU and in the twin alike: first and iterations at least 0,
+// and first + iterations at most MaxChebyshevIterations.
+func CheckChebyshevArgs(first, iterations int) error {
+	if first < 0 || iterations < 0 {
+		return fmt.Errorf("gibbsrt: Chebyshev iterations %d from %d; both must be >= 0", iterations, first)
+	}
+	if first > MaxChebyshevIterations || iterations > MaxChebyshevIterations-first {
+		return fmt.Errorf("gibbsrt: Chebyshev iterations %d from %d; first + iterations must be at most MaxChebyshevIterations (%d)", iterations, first, MaxChebyshevIterations)
+	}
+	return nil
+}
+
 // chebyshevRun checks prev against a state of lenX elements and returns
 // the run of iterations first, ..., first+n−1.
 func (p *plan[T]) chebyshevRun(prev []T, lenX, first, n int) (chebyshevRun[T], error) {
 	if len(prev) != lenX {
 		return chebyshevRun[T]{}, fmt.Errorf("gibbsrt: Chebyshev previous iterates have %d elements, the state %d", len(prev), lenX)
-	}
-	if first < 0 || n < 0 {
-		return chebyshevRun[T]{}, fmt.Errorf("gibbsrt: Chebyshev iterations %d from %d; both must be >= 0", n, first)
 	}
 	t, err := p.chebyshevTable(first, n)
 	if err != nil {
@@ -116,7 +133,7 @@ func (p *plan[T]) mixing() (Mixing, error) {
 	if p.mix == nil {
 		m, err := analyze(p.q, p.scheme, p.co.Omega, ch)
 		if err != nil {
-			return Mixing{}, err
+			return Mixing{}, fmt.Errorf("gibbsrt: the mixing of %v at ω = %v: %w", p.scheme, p.co.Omega, err)
 		}
 		p.mix = &m
 	}
@@ -130,7 +147,7 @@ func (p *plan[T]) chebyshev() (mixing.Chebyshev, error) {
 	if p.cheb == nil {
 		c, err := chebyshev(p.q, p.co.Omega)
 		if err != nil {
-			return mixing.Chebyshev{}, err
+			return mixing.Chebyshev{}, fmt.Errorf("gibbsrt: the Chebyshev schedule of the model at ω = %v: %w", p.co.Omega, err)
 		}
 		p.cheb = &c
 	}
@@ -141,6 +158,9 @@ func (p *plan[T]) chebyshev() (mixing.Chebyshev, error) {
 // first, ..., first+n−1 (kernels.ChebyshevStride values each), rounded once
 // to T.
 func (p *plan[T]) chebyshevTable(first, n int) ([]T, error) {
+	if err := CheckChebyshevArgs(first, n); err != nil {
+		return nil, err
+	}
 	c, err := p.chebyshev()
 	if err != nil {
 		return nil, err

@@ -34,6 +34,12 @@ var ErrClosed = errors.New("gibbsrt: sampler is closed")
 
 // CheckSweepArgs validates the arguments shared by every sweep call.
 func CheckSweepArgs(dim, lenX, sweeps int, st Stream) (chains int, err error) {
+	if dim < 1 {
+		return 0, fmt.Errorf("gibbsrt: dim = %d; it must be at least 1", dim)
+	}
+	if lenX < 0 {
+		return 0, fmt.Errorf("gibbsrt: state length %d; it must be >= 0", lenX)
+	}
 	if sweeps < 0 {
 		return 0, fmt.Errorf("gibbsrt: sweeps = %d; the sweep count must be >= 0", sweeps)
 	}
@@ -150,6 +156,12 @@ func (r *Reference[T]) SweepChebyshev(x, prev []T, first, iterations int, st Str
 	if r.p == nil {
 		return errors.New("gibbsrt: SweepChebyshev called before SetModel")
 	}
+	if err := CheckChebyshevArgs(first, iterations); err != nil {
+		return err
+	}
+	if _, err := CheckSweepArgs(r.p.dim, len(x), iterations, st); err != nil {
+		return err
+	}
 	ch, err := r.p.chebyshevRun(prev, len(x), first, iterations)
 	if err != nil {
 		return err
@@ -175,8 +187,8 @@ func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T, c
 			return 0, err
 		}
 		records = Records(sh.thin, st.Sweep, sweeps)
-		if n := sh.size(records); len(out) < n {
-			return 0, fmt.Errorf("gibbsrt: trace output has %d elements; %d records of %d chains × %d coordinates need %d", len(out), records, sh.rows, sh.cols, n)
+		if err := sh.checkOut(len(out), records); err != nil {
+			return 0, err
 		}
 	}
 	kind := r.p.scheme.Kind
@@ -355,14 +367,11 @@ func (r *Reference[T]) SweepNoise(x, noise []T, sweeps int) error {
 		return errors.New("gibbsrt: SweepNoise called before SetModel")
 	}
 	co := r.p.co
-	chains, err := CheckSweepArgs(co.Dim, len(x), sweeps, Stream{})
+	chains, err := checkNoiseArgs(co.Dim, len(x), len(noise), sweeps)
 	if err != nil {
 		return err
 	}
 	d := co.Dim
-	if len(noise) != sweeps*d*chains {
-		return fmt.Errorf("gibbsrt: noise has %d elements, want sweeps×dim×chains = %d×%d×%d = %d", len(noise), sweeps, d, chains, sweeps*d*chains)
-	}
 	if r.p.ext() || r.p.form() == FormMatrix {
 		return fmt.Errorf("gibbsrt: SweepNoise runs plain Gibbs sweeps in the sequential form; the scheme is %v", r.p.scheme)
 	}

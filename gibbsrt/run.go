@@ -32,6 +32,12 @@ type RunOptions[T Float] struct {
 // continues the same stream. Chunking changes neither the states nor the
 // records (Trace counts absolute sweep indices).
 func (s *Sampler[T]) Run(ctx context.Context, x *DeviceState[T], sweeps int, st Stream, o RunOptions[T]) (int, error) {
+	if err := s.open(); err != nil {
+		return 0, err
+	}
+	if ctx == nil {
+		return 0, fmt.Errorf("gibbsrt: Run: nil Context; pass context.Background() for none")
+	}
 	if sweeps < 0 {
 		return 0, fmt.Errorf("gibbsrt: sweeps = %d; the sweep count must be >= 0", sweeps)
 	}

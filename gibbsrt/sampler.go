@@ -164,8 +164,11 @@ func (s *Sampler[T]) entry(role kernels.Role, st Strategy) (*kernels.Kernel, err
 // scheme asks for it, and uploads the tables the module's kernels read.
 func (s *Sampler[T]) SetModel(Q [][]float64, mu []float64) error {
 	s.mu.Lock()
-	sc := s.scheme
+	sc, closed := s.scheme, s.closed
 	s.mu.Unlock()
+	if closed { // before the model's own errors
+		return ErrClosed
+	}
 	p, err := newPlan[T](s.m.Dim, Q, mu, sc)
 	if err != nil {
 		return err
@@ -179,12 +182,15 @@ func (s *Sampler[T]) SetModel(Q [][]float64, mu []float64) error {
 // With a model set, it chooses ω if sc asks for it, uploads the new tables
 // and, in a package with the per-model kernel, specializes it anew.
 func (s *Sampler[T]) SetScheme(sc Scheme) error {
+	s.mu.Lock()
+	p, closed := s.p, s.closed
+	s.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
 	if err := sc.check(); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	p := s.p
-	s.mu.Unlock()
 	if p != nil {
 		var err error
 		if p, err = p.rescheme(sc); err != nil {
@@ -215,8 +221,11 @@ func (s *Sampler[T]) Scheme() Scheme {
 // times. It is computed on the first call after SetModel or SetScheme.
 func (s *Sampler[T]) Mixing() (Mixing, error) {
 	s.mu.Lock()
-	p := s.p
+	p, closed := s.p, s.closed
 	s.mu.Unlock()
+	if closed {
+		return Mixing{}, ErrClosed
+	}
 	if p == nil {
 		return Mixing{}, errors.New("gibbsrt: Mixing called before SetModel")
 	}
@@ -293,6 +302,9 @@ func (s *Sampler[T]) matrixTables(l cuda.Locked) error {
 // SetStrategy overrides the kernel choice; Auto restores the default. A
 // strategy the package was generated without is an error.
 func (s *Sampler[T]) SetStrategy(st Strategy) error {
+	if err := s.open(); err != nil {
+		return err
+	}
 	if st != Auto {
 		if kernels.ForStrategy(st) == nil {
 			return fmt.Errorf("gibbsrt: unknown strategy %d", int(st))
@@ -303,7 +315,22 @@ func (s *Sampler[T]) SetStrategy(st Strategy) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
 	s.strategy = st
+	return nil
+}
+
+// open returns ErrClosed once s is closed: the first check of a call that
+// validates its arguments before it takes s.mu for the work, so that a
+// closed sampler answers ErrClosed whatever the arguments.
+func (s *Sampler[T]) open() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
 	return nil
 }
 
@@ -381,6 +408,9 @@ func (s *Sampler[T]) Sweep(x []T, sweeps int, st Stream) error {
 // them all. The records go through a device buffer made for the call; for
 // repeated calls, SweepDeviceTrace with a DeviceTrace avoids that.
 func (s *Sampler[T]) SweepTrace(x []T, sweeps int, st Stream, tr Trace, out []T) (int, error) {
+	if err := s.open(); err != nil {
+		return 0, err
+	}
 	chains, err := CheckSweepArgs(s.m.Dim, len(x), sweeps, st)
 	if err != nil {
 		return 0, err
@@ -390,8 +420,8 @@ func (s *Sampler[T]) SweepTrace(x []T, sweeps int, st Stream, tr Trace, out []T)
 		return 0, err
 	}
 	n := Records(tr.Thin, st.Sweep, sweeps)
-	if len(out) < sh.size(n) {
-		return 0, fmt.Errorf("gibbsrt: trace output has %d elements; %d records of %d chains × %d coordinates need %d", len(out), n, sh.rows, sh.cols, sh.size(n))
+	if err := sh.checkOut(len(out), n); err != nil {
+		return 0, err
 	}
 	if n == 0 {
 		return 0, s.Sweep(x, sweeps, st)
@@ -652,12 +682,9 @@ func (s *Sampler[T]) SweepNoise(x, noise []T, sweeps int) error {
 	if s.p.ext() || s.p.form() == FormMatrix {
 		return fmt.Errorf("gibbsrt: SweepNoise runs plain Gibbs sweeps in the sequential form; the scheme is %v", s.p.scheme)
 	}
-	chains, err := CheckSweepArgs(s.m.Dim, len(x), sweeps, Stream{})
+	chains, err := checkNoiseArgs(s.m.Dim, len(x), len(noise), sweeps)
 	if err != nil {
 		return err
-	}
-	if len(noise) != sweeps*s.m.Dim*chains {
-		return fmt.Errorf("gibbsrt: noise has %d elements, want sweeps×dim×chains = %d", len(noise), sweeps*s.m.Dim*chains)
 	}
 	if chains == 0 || sweeps == 0 {
 		return nil
@@ -698,10 +725,11 @@ func (s *Sampler[T]) Normals(chains, sweeps int, st Stream) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := CheckSweepArgs(s.m.Dim, chains*s.m.Dim, sweeps, st); err != nil {
+	n, err := normalsLen[T](s.m.Dim, chains, sweeps, st)
+	if err != nil {
 		return nil, err
 	}
-	out := make([]T, chains*sweeps*s.m.Dim)
+	out := make([]T, n)
 	if len(out) == 0 {
 		return out, nil
 	}
@@ -721,13 +749,13 @@ func (s *Sampler[T]) Normals(chains, sweeps int, st Stream) ([]T, error) {
 
 // Philox evaluates Philox4x32-10 on the device for each (counter, key).
 func (s *Sampler[T]) Philox(ctr [][4]uint32, key [][2]uint32) ([][4]uint32, error) {
-	if len(ctr) != len(key) {
-		return nil, fmt.Errorf("gibbsrt: %d counters but %d keys", len(ctr), len(key))
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, ErrClosed
+	}
+	if len(ctr) != len(key) {
+		return nil, fmt.Errorf("gibbsrt: %d counters but %d keys; they must pair up", len(ctr), len(key))
 	}
 	k, err := s.entry(kernels.Philox, Auto)
 	if err != nil {
@@ -773,13 +801,13 @@ func (s *Sampler[T]) Philox(ctr [][4]uint32, key [][2]uint32) ([][4]uint32, erro
 // words first, first+1, ... (mod 2³²), one per element of out: the device
 // side of the check against Normal.
 func (s *Sampler[T]) Transform(first uint32, out []T) error {
-	if uint64(len(out)) > 1<<31 {
-		return fmt.Errorf("gibbsrt: %d words in one Transform call, over 2^31", len(out))
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return ErrClosed
+	}
+	if uint64(len(out)) > 1<<31 {
+		return fmt.Errorf("gibbsrt: %d words in one Transform call, over 2^31", len(out))
 	}
 	k, err := s.entry(kernels.Transform, Auto)
 	if err != nil || len(out) == 0 {
@@ -817,8 +845,11 @@ func (s *Sampler[T]) scratchBuffer(l cuda.Locked, k int, bytes uint64) (cuda.Dev
 	return p, nil
 }
 
-// Close frees the device resources, every DeviceState of the sampler
-// included. It is idempotent; any later call returns ErrClosed.
+// Close frees the device resources, every DeviceState, HostState and
+// DeviceTrace of the sampler included. It is idempotent; any later call
+// of a method that returns an error returns ErrClosed, but for the Free
+// methods of its states and traces, which Close has freed: they return nil,
+// as a second Close does.
 func (s *Sampler[T]) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -45,22 +45,25 @@ func (s *Sampler[T]) NewDeviceState(chains int) (*DeviceState[T], error) {
 // lockForChains checks a chain count of at least least for a new buffer,
 // then locks s, which must be open; unlock unlocks it.
 func (s *Sampler[T]) lockForChains(chains, least int) (unlock func(), err error) {
-	if chains < least {
-		return nil, fmt.Errorf("gibbsrt: chains = %d; it must be at least %d", chains, least)
-	}
-	if _, err := CheckSweepArgs(s.m.Dim, chains*s.m.Dim, 0, Stream{}); err != nil {
-		return nil, err
-	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return nil, ErrClosed
 	}
+	if err := checkChains[T](s.m.Dim, chains, least); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
 	return s.mu.Unlock, nil
 }
 
-// Chains returns the number of chains the state holds.
-func (d *DeviceState[T]) Chains() int { return d.chains }
+// Chains returns the number of chains the state holds (0 for a nil state).
+func (d *DeviceState[T]) Chains() int {
+	if d == nil {
+		return 0
+	}
+	return d.chains
+}
 
 // own checks, with s.mu held, that d is a live state of s.
 func (s *Sampler[T]) own(d *DeviceState[T]) error {
@@ -86,6 +89,9 @@ func (d *DeviceState[T]) transfer(first int, x []T, toDevice bool) error {
 // locked runs f with the sampler's lock held, once d is known to be a live
 // state of an open sampler.
 func (d *DeviceState[T]) locked(f func(s *Sampler[T]) error) error {
+	if d == nil || d.s == nil {
+		return errors.New("gibbsrt: nil device state")
+	}
 	s := d.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -126,22 +132,22 @@ func (d *DeviceState[T]) wholeState(x []T) error {
 	return nil
 }
 
-// Upload copies the host state x, of chains×dim elements, to the device.
-func (d *DeviceState[T]) Upload(x []T) error {
-	if err := d.wholeState(x); err != nil {
-		return err
-	}
-	return d.transfer(0, x, true)
+// whole is transfer of every chain, after the open and ownership checks.
+func (d *DeviceState[T]) whole(x []T, toDevice bool) error {
+	return d.locked(func(s *Sampler[T]) error {
+		if err := d.wholeState(x); err != nil {
+			return err
+		}
+		return d.copy(s, 0, x, toDevice)
+	})
 }
+
+// Upload copies the host state x, of chains×dim elements, to the device.
+func (d *DeviceState[T]) Upload(x []T) error { return d.whole(x, true) }
 
 // Download waits for the sampler's queued work and copies the state into
 // x, of chains×dim elements.
-func (d *DeviceState[T]) Download(x []T) error {
-	if err := d.wholeState(x); err != nil {
-		return err
-	}
-	return d.transfer(0, x, false)
-}
+func (d *DeviceState[T]) Download(x []T) error { return d.whole(x, false) }
 
 // DownloadChains is Download of chains first, ..., first+len(x)/dim-1 only.
 func (d *DeviceState[T]) DownloadChains(first int, x []T) error {
@@ -174,9 +180,13 @@ func (d *DeviceState[T]) Fill(v T) error {
 	})
 }
 
-// Free releases the device memory. It is idempotent; other uses of a freed
-// state return an error.
+// Free releases the device memory. It is idempotent, and after Close of
+// the sampler (which freed it) it returns nil; other uses of a freed state
+// return an error.
 func (d *DeviceState[T]) Free() error {
+	if d == nil || d.s == nil {
+		return errors.New("gibbsrt: nil device state")
+	}
 	s := d.s
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -38,12 +38,18 @@ func (t Trace) shape(dim, chains int) (traceShape, error) {
 	if t.Thin < 1 || t.Thin > math.MaxUint32 {
 		return traceShape{}, fmt.Errorf("gibbsrt: trace Thin = %d; it must be from 1 to %d", t.Thin, uint32(math.MaxUint32))
 	}
+	if t.FirstChain < 0 || t.Chains < 0 {
+		return traceShape{}, fmt.Errorf("gibbsrt: trace FirstChain = %d, Chains = %d; both must be >= 0", t.FirstChain, t.Chains)
+	}
+	if chains < 1 || t.FirstChain >= chains {
+		return traceShape{}, fmt.Errorf("gibbsrt: trace FirstChain = %d, but the call has %d chains", t.FirstChain, chains)
+	}
 	rows := t.Chains
 	if rows == 0 {
 		rows = chains - t.FirstChain
 	}
-	if t.FirstChain < 0 || rows < 1 || t.FirstChain+rows > chains {
-		return traceShape{}, fmt.Errorf("gibbsrt: trace of chains %d..%d, but the call has chains 0..%d", t.FirstChain, t.FirstChain+rows-1, chains-1)
+	if rows > chains-t.FirstChain { // no overflow: both are in 0..chains
+		return traceShape{}, fmt.Errorf("gibbsrt: trace of chains %d..%d, but the call has chains 0..%d", t.FirstChain, uint64(t.FirstChain)+uint64(rows)-1, chains-1)
 	}
 	sh := traceShape{thin: t.Thin, first: t.FirstChain, rows: rows, index: make([]uint32, dim)}
 	for i := range sh.index {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -41,10 +42,18 @@ const examples = `EXAMPLES:
       //go:generate go tool gibbsgen --dim 8 --out gibbs8
    and run go generate ./... and go mod tidy.
 
+   In CI, fail when a vendored package is stale (no nvcc needed):
+      gibbsgen check internal/mvn8
+
 The output directory belongs to gibbsgen: it is replaced atomically, and a
 file in it that gibbsgen did not write (or that was edited since) stops the
 run. nvcc is looked up in $CUDACXX, $CUDA_HOME/bin, PATH, /usr/local/cuda/bin.
-Exit status: 0 success, 1 failure, 2 invalid usage.
+gibbsgen check DIR re-renders every file of DIR that nvcc does not produce,
+from DIR's fatbin and PTX and the build facts its manifest records, and
+compares: it exits 1 naming each file that differs, is missing, was not
+written by gibbsgen, or comes from another gibbsgen version; 0 when all are
+current.
+Exit status: 0 success, 1 failure (or a stale package), 2 invalid usage.
 `
 
 func init() {
@@ -57,7 +66,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:                  "gibbsgen",
 		Usage:                 "compile a Gibbs sampler for an N-dimensional Gaussian into a Go package with embedded CUDA",
-		UsageText:             "gibbsgen --dim N [--dtype T] [--strategy LIST] [--pkg NAME] [--out DIR] [--arch LIST] [--allow-spills] [--threads N] [-v]",
+		UsageText:             "gibbsgen --dim N [--dtype T] [--strategy LIST] [--pkg NAME] [--out DIR] [--arch LIST] [--allow-spills] [--threads N] [-v]\ngibbsgen check DIR",
 		Version:               gen.Version,
 		Writer:                stdout,
 		ErrWriter:             stderr,
@@ -76,7 +85,42 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
 		Action:       func(c *cli.Context) error { return generate(c, stdout, stderr) },
+		Commands: []*cli.Command{{
+			Name:         "check",
+			Usage:        "report the files of a generated package that are stale (exit 1) or confirm it is current (exit 0); needs no nvcc",
+			ArgsUsage:    "DIR",
+			OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
+			Action:       func(c *cli.Context) error { return check(c, stdout) },
+		}},
 	}
+}
+
+// check is gibbsgen check DIR: gen.Check, with its stale files as the
+// error.
+func check(c *cli.Context, stdout io.Writer) error {
+	for _, f := range c.App.Flags {
+		if name := f.Names()[0]; name != "help" && name != "version" && c.IsSet(name) {
+			return usageError{fmt.Errorf("check takes a package directory only; --%s is for generating (see --help)", name)}
+		}
+	}
+	if c.NArg() != 1 {
+		return usageError{fmt.Errorf("check takes one argument, the package directory; got %d", c.NArg())}
+	}
+	dir := c.Args().First()
+	stale, err := gen.Check(dir)
+	if err != nil {
+		return err
+	}
+	if len(stale) > 0 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s is stale: %d of its files are not what gibbsgen %s generates; regenerate it", dir, len(stale), gen.Version)
+		for _, f := range stale {
+			fmt.Fprintf(&b, "\n  %s: %s", filepath.Join(dir, f.Name), f.Why)
+		}
+		return errors.New(b.String())
+	}
+	fmt.Fprintf(stdout, "gibbsgen: %s is current: every file is what gibbsgen %s generates\n", dir, gen.Version)
+	return nil
 }
 
 // run is main without os.Exit and signals, for tests: cancelling ctx stops

@@ -34,6 +34,7 @@ func TestMain(m *testing.M) {
 //	exits N prog [args...]  run prog (like exec) and require exit status N
 //	dirtree DIR             print every entry under DIR, with a hash of each
 //	                        file's contents, to stdout (for before/after cmp)
+//	replace FILE OLD NEW    replace every OLD in FILE by NEW; OLD must occur
 //	[nvcc]                  a real nvcc is found ($CUDACXX, $CUDA_HOME/bin,
 //	                        PATH, /usr/local/cuda/bin); with CI=true a missing
 //	                        nvcc fails the script instead of skipping it
@@ -60,6 +61,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":   cmdExits,
 			"dirtree": cmdDirtree,
+			"replace": cmdReplace,
 		},
 	})
 }
@@ -203,6 +205,21 @@ func cmdDirtree(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("dirtree: %v", err)
 	}
 	ts.Stdout() // an empty directory prints nothing, but stdout is still reset
+}
+
+// cmdReplace replaces every occurrence of a string in a file, which must
+// hold it.
+func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: replace FILE OLD NEW")
+	}
+	path := ts.MkAbs(args[0])
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	if !strings.Contains(string(data), args[1]) {
+		ts.Fatalf("replace: %s does not contain %q", args[0], args[1])
+	}
+	ts.Check(os.WriteFile(path, []byte(strings.ReplaceAll(string(data), args[1], args[2])), 0o644))
 }
 
 // TestRunUsageExitsWithoutWork checks in-process what the scripts check
