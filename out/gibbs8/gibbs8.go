@@ -24,6 +24,7 @@ package gibbs8
 import (
 	"context"
 	_ "embed"
+
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
 	mcstat "github.com/gibbsgen/gibbsgen/mcstat"
 )

@@ -3,8 +3,9 @@
 package gibbs8
 
 import (
-	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbstest"
 	"testing"
+
+	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbstest"
 )
 
 // harness hands this package's samplers to the shared test suites.
@@ -62,6 +63,11 @@ func TestGPURelaxed(t *testing.T) {
 // TestGPUClose — GPU: Close is idempotent and later calls fail; skips without a device.
 func TestGPUClose(t *testing.T) {
 	gibbstest.GPUClose(t, harness())
+}
+
+// TestGPUAPI — GPU: random and extreme arguments to every method, before and after Close: no panic, failed calls change nothing, ErrClosed after Close.
+func TestGPUAPI(t *testing.T) {
+	gibbstest.GPUAPI(t, harness())
 }
 
 // TestGPUDistribution — GPU: closed-form checks at 1M chains, GPU = CPU after 1000 sweeps, tails.
