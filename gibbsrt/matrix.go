@@ -99,10 +99,14 @@ func newMatrixTables[T Float](q *mat.SymDense, mu []float64, omega float64) (*Ma
 // cannot hold.
 func (mt *MatrixTables[T]) put(f int, m *mat.Dense, c []float64, n *mat.Dense) error {
 	d, st := mt.Dim, mt.Stride
+	// Overflow is refused; an entry of M or N that underflows is the decay
+	// of a dense inverse far from the diagonal, below what T resolves next
+	// to the others (the sequential tables, checked first, refuse offsets
+	// and scales T cannot hold).
 	round := func(table string, i, k int, v float64) (T, error) {
 		r := T(v)
-		if math.IsInf(float64(r), 0) || math.IsNaN(float64(r)) {
-			return 0, modelErr(i, k, "matrix form: %s[%d][%d] of frame %d is %g, beyond %s range", table, i, k, f, v, typeName[T]())
+		if math.IsInf(float64(r), 0) || math.IsNaN(v) {
+			return 0, modelErr(i, k, "matrix form: %s[%d][%d] of frame %d = %g overflows %s", table, i, k, f, v, typeName[T]())
 		}
 		return r, nil
 	}

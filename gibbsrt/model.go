@@ -96,6 +96,7 @@ func relaxedCoefficients[T Float](q *mat.SymDense, mu []float64, omega float64) 
 		Keep:   T(1 - omega),
 	}
 	noise := math.Sqrt(omega * (2 - omega))
+	var why string
 	for i := 0; i < dim; i++ {
 		qii := q.At(i, i)
 		off := mu[i]
@@ -104,18 +105,19 @@ func relaxedCoefficients[T Float](q *mat.SymDense, mu []float64, omega float64) 
 				continue
 			}
 			c := -q.At(i, j) / qii
-			co.Weight[j*st+i] = T(omega * c)
+			if co.Weight[j*st+i], why = roundTable[T](omega * c); why != "" {
+				return nil, modelErr(i, j, "weight[%d][%d] = ω·(−Q[%d][%d]/Q[%d][%d]) = %.6g %s", j, i, i, j, i, i, omega*c, why)
+			}
 			off -= c * mu[j]
 		}
-		co.Offset[i] = T(omega * off)
-		co.Scale[i] = T(noise / math.Sqrt(qii))
-		if math.IsInf(float64(co.Offset[i]), 0) || math.IsNaN(float64(co.Offset[i])) {
-			return nil, modelErr(i, -1, "conditional mean offset of coordinate %d is %g, beyond %s range", i, omega*off, typeName[T]())
+		if co.Offset[i], why = roundTable[T](omega * off); why != "" {
+			return nil, modelErr(i, -1, "offset[%d], the conditional mean's constant term of coordinate %d, = %.6g %s", i, i, omega*off, why)
 		}
-	}
-	for k, w := range co.Weight[:frame] {
-		if math.IsInf(float64(w), 0) {
-			return nil, modelErr(k%st, k/st, "weight -Q[%d][%d]/Q[%d][%d] overflows %s", k%st, k/st, k%st, k%st, typeName[T]())
+		if co.Scale[i], why = roundTable[T](noise / math.Sqrt(qii)); why != "" || co.Scale[i] == 0 {
+			if why == "" {
+				why = "is zero"
+			}
+			return nil, modelErr(i, i, "scale[%d] = sqrt(ω(2−ω))/sqrt(Q[%d][%d]) = %.6g %s", i, i, i, noise/math.Sqrt(qii), why)
 		}
 	}
 	// Frame 1: position p is coordinate dim-1-p.
@@ -127,6 +129,31 @@ func relaxedCoefficients[T Float](q *mat.SymDense, mu []float64, omega float64) 
 		}
 	}
 	return co, nil
+}
+
+// roundTable rounds a table value v, computed in float64, to T, and says
+// why T cannot hold it, if it cannot: it overflows, it is not a number,
+// it is nonzero and underflows to zero, or it falls below T's smallest
+// normal number, where it keeps less than T's precision (every table
+// value multiplies a state or a normal in every sweep, so such a value
+// would change the sampler's distribution silently).
+func roundTable[T Float](v float64) (T, string) {
+	r := T(v)
+	tiny := math.SmallestNonzeroFloat64 * (1 << 52) // float64's smallest normal
+	if _, ok := any(r).(float32); ok {
+		tiny = 0x1p-126
+	}
+	switch a := math.Abs(float64(r)); {
+	case math.IsNaN(v):
+		return r, "is not a number"
+	case math.IsInf(float64(r), 0):
+		return r, fmt.Sprintf("overflows %s", typeName[T]())
+	case v != 0 && r == 0:
+		return r, fmt.Sprintf("underflows to zero in %s", typeName[T]())
+	case v != 0 && a < tiny:
+		return r, fmt.Sprintf("is below %s's smallest normal number %.6g and would lose precision", typeName[T](), tiny)
+	}
+	return r, ""
 }
 
 // ValidateModel checks Q and mu for a dim-dimensional sampler: shapes, finite

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 
@@ -125,6 +126,47 @@ func TestReferenceConcurrent(t *testing.T) {
 			if got[w][i] != want[i] {
 				t.Fatalf("worker %d: element %d = %v, want %v", w, i, got[w][i], want[i])
 			}
+		}
+	}
+}
+
+// TestTablesTheDtypeCannotHold: SetModel refuses a model whose tables
+// overflow, underflow to zero or lose precision in the dtype, naming the
+// table and the entry; the same model is accepted in float64 where it
+// fits.
+func TestTablesTheDtypeCannotHold(t *testing.T) {
+	diag := func(v float64, off float64) [][]float64 {
+		q := [][]float64{{v, off * v, 0}, {off * v, v, 0}, {0, 0, v}}
+		return q
+	}
+	zero := []float64{0, 0, 0}
+	for _, c := range []struct {
+		name string
+		q    [][]float64
+		mu   []float64
+		want string // in the float32 error; "" accepted
+	}{
+		{"Q = 1e-90·I: scales overflow", diag(1e-90, 0), zero, "scale[0] = sqrt(ω(2−ω))/sqrt(Q[0][0]) = 1e+45 overflows float32"},
+		{"Q = 1e92·I: scales underflow", diag(1e92, 0), zero, "scale[0] = sqrt(ω(2−ω))/sqrt(Q[0][0]) = 1e-46 underflows to zero in float32"},
+		{"Q = 1e78·I: scales subnormal", diag(1e78, 0), zero, "scale[0] = sqrt(ω(2−ω))/sqrt(Q[0][0]) = 1e-39 is below float32's smallest normal number"},
+		{"a weight that underflows", diag(1, 1e-50), zero, "weight[1][0] = ω·(−Q[0][1]/Q[0][0]) = -1e-50 underflows to zero in float32"},
+		{"an offset that overflows", diag(1, 0), []float64{1e39, 0, 0}, "offset[0], the conditional mean's constant term of coordinate 0, = 1e+39 overflows float32"},
+		{"an ordinary model", diag(2, 0.3), []float64{1, 2, 3}, ""},
+	} {
+		r := NewReference[float32]()
+		err := r.SetModel(3, c.q, c.mu)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: error %v; want one containing %q", c.name, err, c.want)
+		}
+		var me *ModelError
+		if c.want != "" && !errors.As(err, &me) {
+			t.Errorf("%s: %v is not a *ModelError", c.name, err)
+		}
+		if err := NewReference[float64]().SetModel(3, c.q, c.mu); err != nil {
+			t.Errorf("%s in float64: %v", c.name, err)
 		}
 	}
 }
