@@ -163,17 +163,7 @@ func rate(q *mat.SymDense, omega float64, k SweepKind) (float64, error) {
 		lmin, _, err := mixing.SSORSpectrum(q, omega)
 		return 1 - lmin, err
 	}
-	return mixing.Rate(q, omega, mixingSweep(k))
-}
-
-func mixingSweep(k SweepKind) mixing.Sweep {
-	switch k {
-	case Backward:
-		return mixing.Backward
-	case Symmetric:
-		return mixing.Symmetric
-	}
-	return mixing.Forward
+	return mixing.Rate(q, omega, k)
 }
 
 func bestForRate(q *mat.SymDense, k SweepKind) (float64, float64, error) {
@@ -186,7 +176,7 @@ func bestForSquares(q *mat.SymDense, k SweepKind) (float64, float64, error) {
 		return 0, 0, err
 	}
 	return mixing.MinimizeCoarse(func(w float64) (float64, error) {
-		g, err := mixing.Operator(q, w, mixingSweep(k))
+		g, err := mixing.Operator(q, w, k)
 		if err != nil {
 			return 0, err
 		}
@@ -272,7 +262,7 @@ func analyze(q *mat.SymDense, sc Scheme, omega float64, ch mixing.Chebyshev) (Mi
 	if err != nil {
 		return m, err
 	}
-	g, err := mixing.Operator(q, omega, mixingSweep(sc.Kind))
+	g, err := mixing.Operator(q, omega, sc.Kind)
 	if err != nil {
 		return m, err
 	}

@@ -19,31 +19,23 @@ import (
 	"math/cmplx"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
-// Sweep is the order of one sweep's coordinate updates.
-type Sweep int
+// Sweep is the order of one sweep's coordinate updates: the runtime's
+// sweep kind (gibbsrt.SweepKind), one type for both.
+type Sweep = kernels.SweepKind
 
+// The sweeps.
 const (
 	// Forward updates coordinates 0, 1, ..., dim−1.
-	Forward Sweep = iota
+	Forward = kernels.Forward
 	// Backward updates dim−1, ..., 0.
-	Backward
+	Backward = kernels.Backward
 	// Symmetric is a forward sweep then a backward one: a reversible chain.
-	Symmetric
+	Symmetric = kernels.Symmetric
 )
-
-func (s Sweep) String() string {
-	switch s {
-	case Forward:
-		return "forward"
-	case Backward:
-		return "backward"
-	case Symmetric:
-		return "symmetric"
-	}
-	return fmt.Sprintf("Sweep(%d)", int(s))
-}
 
 // Operator returns the mean-error operator G of one sweep with
 // over-relaxation omega: after the sweep, e' = G·e. With Q = D + L + U

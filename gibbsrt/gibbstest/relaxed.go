@@ -34,8 +34,7 @@ type chebyshevCPU[T gibbsrt.Float] interface {
 // SchemeOperator returns the mean-error operator of one sweep of kind k at
 // ω on m: Cov(x_{t+k}, x_t) = G^k Σ in the stationary chain.
 func SchemeOperator(m Model, k gibbsrt.SweepKind, omega float64) *mat.Dense {
-	s := map[gibbsrt.SweepKind]mixing.Sweep{gibbsrt.Forward: mixing.Forward, gibbsrt.Backward: mixing.Backward, gibbsrt.Symmetric: mixing.Symmetric}[k]
-	g, err := mixing.Operator(m.Q, omega, s)
+	g, err := mixing.Operator(m.Q, omega, k) // gibbsrt.SweepKind is mixing.Sweep
 	if err != nil {
 		panic(err)
 	}
