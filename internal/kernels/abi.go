@@ -88,13 +88,13 @@ func Symbols() []Symbol {
 			return fmt.Sprintf("the weights of gibbs_weight by rows of %d elements: weight[f][j][k] at (f*%d + j)*%d + (v*%d + l)*VW + c for k = %d*l + VW*v + c, VW = 4 (float32) or 2 (float64)", t.Row, d, t.Row, t.P, t.S)
 		}},
 		{SymbolMatM, "global", func(d int) int { return 2 * d * matrixStride(d) }, func(d int) string {
-			return fmt.Sprintf("the matrix form's state matrices, transposed: M_f[i][k] at (f*%d + k)*%d + i for frame f (0 forward, 1 backward; README, \"The matrix form\"); 0 for i >= %d", d, matrixStride(d), d)
+			return fmt.Sprintf("the matrix form's state matrices, transposed: M_f[i][k] at (f*%d + k)*%d + i, i and k positions of frame f (0: forward passes, position p is coordinate p; 1: backward passes, position p is coordinate dim-1-p; README, \"The matrix form\"); 0 for i >= %d", d, matrixStride(d), d)
 		}},
 		{SymbolMatN, "global", func(d int) int { return MatrixFrames * d * matrixStride(d) }, func(d int) string {
-			return fmt.Sprintf("the matrix form's noise matrices, transposed: N_f[i][p] at (f*%d + p)*%d + i for frame f (0 forward, lower triangular; 1 backward, upper; 2 exact draws, lower), p the coordinate whose normal it weighs; 0 for i >= %d", d, matrixStride(d), d)
+			return fmt.Sprintf("the matrix form's noise matrices, transposed: N_f[i][p] at (f*%d + p)*%d + i, i and p positions of frame f (0 forward, 1 backward, as gibbs_mat_m; 2 exact draws, in coordinate order), lower triangular in every frame, p the position whose normal it weighs; 0 for i >= %d", d, matrixStride(d), d)
 		}},
 		{SymbolMatC, "global", func(d int) int { return MatrixFrames * matrixStride(d) }, func(d int) string {
-			return fmt.Sprintf("the matrix form's offsets c_f[i] at f*%d + i (frame 2: mu); 0 for i >= %d", matrixStride(d), d)
+			return fmt.Sprintf("the matrix form's offsets c_f[i] at f*%d + i, i a position of frame f (frame 2: mu); 0 for i >= %d", matrixStride(d), d)
 		}},
 	}
 }
