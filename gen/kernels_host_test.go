@@ -50,6 +50,16 @@ var emuCases = []struct {
 	{72, kernels.Float32, true}, {129, kernels.Float32, true}, {68, kernels.Float64, true},
 }
 
+// emuGrid is the grid of a launch over units units in the emulation: a
+// kernel that loops over its groups (Geometry.PerSM) gets at most two
+// blocks, so that a block runs several groups, as under a device's cap.
+func emuGrid(g kernels.Geometry, units int) int {
+	if g.PerSM > 0 {
+		return min(g.Blocks(units), 2)
+	}
+	return g.Blocks(units)
+}
+
 // kernelsOnHost runs every fatbin sweep kernel's plain and traced entry
 // points of m (built from s) and compares states and records with the twin.
 func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bool) {
@@ -100,13 +110,13 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 				}
 				starts = append(starts, x0)
 				x := d.Upload(x0)
-				d.Launch(r.k.Name, r.k.Launch(dim, s.dtype()).Blocks(r.chains), r.k.Launch(dim, s.dtype()).Threads,
+				d.Launch(r.k.Name, emuGrid(r.k.Launch(dim, s.dtype()), r.chains), r.k.Launch(dim, s.dtype()).Threads,
 					x, uint64(r.chains), uint32(r.sweeps), st.Seed, st.Sweep, st.Chain)
 				d.Read(x)
 				// The traced entry point, from the same start.
 				recs, sh := traceShapeOf(tr, dim, r.chains, st.Sweep, r.sweeps)
 				xt, out, index := d.Upload(x0), d.Alloc(uint64(8*max(1, recs*sh.rows*sh.cols))), d.Upload(sh.index)
-				d.Launch(r.k.Traced, r.k.Launch(dim, s.dtype()).Blocks(r.chains), r.k.Launch(dim, s.dtype()).Threads,
+				d.Launch(r.k.Traced, emuGrid(r.k.Launch(dim, s.dtype()), r.chains), r.k.Launch(dim, s.dtype()).Threads,
 					xt, uint64(r.chains), uint32(r.sweeps), st.Seed, st.Sweep, st.Chain,
 					out, uint32(tr.Thin), uint64(sh.first), uint64(sh.rows), index, uint32(sh.cols))
 				d.Read(xt)
@@ -116,11 +126,11 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 			exact := kernels.ForStrategy(kernels.Matrix)
 			var exactStart []T
 			if slices.Contains(s.Kernels(), exact) {
-				const chains = 37
+				g := exact.Launch(dim, s.dtype())
+				chains := 2*g.PerBlock + 5 // three groups on emuGrid's two blocks
 				exactStart = make([]T, chains*dim)
 				x := d.Upload(exactStart)
-				g := exact.Launch(dim, s.dtype())
-				d.Launch(exact.Ext, g.Blocks(chains), g.Threads, x, uint64(chains), uint32(1), st.Seed, st.Sweep, st.Chain,
+				d.Launch(exact.Ext, emuGrid(g, chains), g.Threads, x, uint64(chains), uint32(1), st.Seed, st.Sweep, st.Chain,
 					uint32(kernels.MatrixExactKind), nil, nil, nil, uint32(0), uint64(0), uint64(0), nil, uint32(0))
 				d.Read(x)
 			}
@@ -313,7 +323,7 @@ func extKernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large
 						}
 					}
 					ck.x = want
-					d.Launch(k.Ext, k.Launch(dim, s.dtype()).Blocks(chains), k.Launch(dim, s.dtype()).Threads,
+					d.Launch(k.Ext, emuGrid(k.Launch(dim, s.dtype()), chains), k.Launch(dim, s.dtype()).Threads,
 						x, uint64(chains), uint32(sweeps), st.Seed, st.Sweep, st.Chain,
 						kind, cheb, prev, trace, thin, tc0, tcs, index, cols)
 					d.Read(x)

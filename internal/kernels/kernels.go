@@ -98,17 +98,36 @@ type Geometry struct {
 	PerBlock int    // units per block
 	Threads  int    // threads per block
 	Shared   int    // dynamic shared memory per block, in bytes
-	Note     string // for the manifest, e.g. "one warp per chain"
+	// PerSM, if > 0, says that a block loops over groups of PerBlock
+	// units (blockIdx.x, then every gridDim.x-th), so the grid may be
+	// smaller than the groups: it is capped at PerSM blocks per
+	// multiprocessor, and what a block stages once serves all its groups.
+	PerSM int
+	Note  string // for the manifest, e.g. "one warp per chain"
 }
 
 // Blocks returns the grid size for units units.
 func (g Geometry) Blocks(units int) int { return (units + g.PerBlock - 1) / g.PerBlock }
+
+// Grid returns the grid size for units units on a device of sms
+// multiprocessors: Blocks, capped at PerSM per multiprocessor where the
+// kernel loops over its groups.
+func (g Geometry) Grid(units, sms int) int {
+	b := g.Blocks(units)
+	if g.PerSM > 0 && sms > 0 {
+		b = min(b, g.PerSM*sms)
+	}
+	return b
+}
 
 // String describes the geometry as the manifest does.
 func (g Geometry) String() string {
 	s := fmt.Sprintf("1-D grid of ceil(%s/%d) blocks of %d threads", g.Unit, g.PerBlock, g.Threads)
 	if g.Shared > 0 {
 		s += fmt.Sprintf(", %d bytes of dynamic shared memory", g.Shared)
+	}
+	if g.PerSM > 0 {
+		s += fmt.Sprintf(", at most %d blocks per multiprocessor, each looping over its groups of %d", g.PerSM, g.PerBlock)
 	}
 	if g.Note != "" {
 		s += " (" + g.Note + ")"
@@ -438,7 +457,7 @@ var table = []Kernel{
 		Params: sweepParams,
 		GeometryOf: func(dim int, dt DType) Geometry {
 			m := MatrixShapeOf(dim, dt)
-			return Geometry{Unit: "chains", PerBlock: m.Chains, Threads: m.Threads, Shared: m.Shared,
+			return Geometry{Unit: "chains", PerBlock: m.Chains, Threads: m.Threads, Shared: m.Shared, PerSM: MatrixBlocksPerSM,
 				Note: fmt.Sprintf("a thread per %d coordinates of %d chains", m.RI, m.RC)}
 		},
 		Symbols: []string{SymbolMatM, SymbolMatN, SymbolMatC},

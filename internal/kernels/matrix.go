@@ -36,6 +36,14 @@ const matrixRegisterBytes = 512
 // block may have on sm_75, the oldest default target.
 const MatrixMaxShared = 48 << 10
 
+// MatrixBlocksPerSM caps the matrix kernel's grid: 32 blocks per
+// multiprocessor, as many as sm_80 and sm_90 keep resident, so a full
+// device never waits on the cap, while a block of a large batch runs many
+// groups of chains and stages the normal table and its table rows once for
+// all of them (at B = 1M and dim 32, 65,536 blocks each staged 8 KB for one
+// exact draw of 16 chains: docs/BENCHMARKS.md, run 17).
+const MatrixBlocksPerSM = 32
+
 // MatrixShape is the matrix kernel's shape for one dim and dtype.
 type MatrixShape struct {
 	// Registers: a thread per coordinate holds its rows of M and N in
