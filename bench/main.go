@@ -45,7 +45,7 @@ type options struct {
 	jsonPath     string
 	plotDir      string // -plot: PNG charts of the results
 	plotLabel    string
-	fromPath     string // -from: plot this -json report; measure nothing
+	fromPath     string // -from: plot these -json reports (comma list); measure nothing
 	checkChains  int
 	checkSweeps  int
 	copyMiB      int
@@ -82,7 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if opt.fromPath != "" {
-		rep, err := readJSON(opt.fromPath)
+		rep, err := readReports(strings.Split(opt.fromPath, ","))
 		if err == nil {
 			err = writeCharts(opt, rep, stdout)
 		}
@@ -149,7 +149,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&opt.jsonPath, "json", "", "also write all results to this JSON file")
 	fs.StringVar(&opt.plotDir, "plot", "", "also write PNG charts of the results into this directory (created if missing): us per sweep by batch and kernel, and the mixing section's burn-in curves against the closed form")
 	fs.StringVar(&opt.plotLabel, "plot-label", "", "text added to each chart's caption (e.g. the run's name), after the device, commit and date")
-	fs.StringVar(&opt.fromPath, "from", "", "measure nothing: draw the charts of -plot from this file, written by -json")
+	fs.StringVar(&opt.fromPath, "from", "", "measure nothing: draw the charts of -plot from this file written by -json, or from a comma list of such files as one run (e.g. the small and the large dims, measured by two calls)")
 	fs.IntVar(&opt.checkChains, "check-chains", 1000, "chains of the correctness check against gibbsrt.Reference")
 	fs.IntVar(&opt.checkSweeps, "check-sweeps", 3, "sweeps of the correctness check")
 	fs.IntVar(&opt.copyMiB, "copy-mib", 1024, "MiB copied per launch by the bandwidth ceiling (read and written: 2x this moves)")

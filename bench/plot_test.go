@@ -29,7 +29,9 @@ func syntheticReport() *Report {
 		}
 	}
 	for _, b := range []int{4096, 1 << 20} {
-		rep.Packages = append(rep.Packages, PackageRow{Dim: 128, DType: "float64", Batch: b, SweepsPerLaunch: 100, Kernel: "tile", SecPerSweep: float64(b) * 1e-9})
+		rep.Packages = append(rep.Packages, PackageRow{Dim: 128, DType: "float64", Batch: b, SweepsPerLaunch: 100, Kernel: "tile", SecPerSweep: float64(b) * 1e-9},
+			// An exact draw is no sweep: it gets no chart of its own.
+			PackageRow{Dim: 128, DType: "float64", Batch: b, SweepsPerLaunch: 1, Kernel: "exact", SecPerSweep: float64(b) * 1e-9})
 	}
 	curve := func(rate, thr float64, cross int) MixingBurnIn {
 		b := MixingBurnIn{Threshold: thr, Sweeps: cross, Pred: cross}
@@ -95,16 +97,24 @@ func TestChartsOfSyntheticReport(t *testing.T) {
 	checkPNGs(t, got)
 }
 
-// -from draws a -json report's charts without a GPU, into a new directory.
+// -from draws the charts of -json reports without a GPU, into a new
+// directory: here the synthetic report split over two files, as two calls
+// of the bench would write it.
 func TestPlotFromJSON(t *testing.T) {
 	dir := t.TempDir()
-	js := filepath.Join(dir, "results.json")
-	if err := writeJSON(js, syntheticReport()); err != nil {
-		t.Fatal(err)
+	rep := syntheticReport()
+	small, large := *rep, *rep
+	small.Packages, small.Mixing = nil, nil
+	large.Rows = nil
+	js := []string{filepath.Join(dir, "small.json"), filepath.Join(dir, "large.json")}
+	for i, r := range []*Report{&small, &large} {
+		if err := writeJSON(js[i], r); err != nil {
+			t.Fatal(err)
+		}
 	}
 	out := filepath.Join(dir, "charts", "run")
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"-from", js, "-plot", out, "-plot-label", "run 0"}, &stdout, &stderr); code != 0 {
+	if code := run([]string{"-from", strings.Join(js, ","), "-plot", out, "-plot-label", "run 0"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	entries, err := os.ReadDir(out)

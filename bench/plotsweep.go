@@ -25,14 +25,17 @@ type sweepPoint struct {
 	us                 float64
 }
 
-// sweepPoints collects the timed rows of rep: the compiled-in dims'
-// (float32) and the -packages rows.
+// sweepPoints collects the timed sweeps of rep: the compiled-in dims'
+// rows (float32) and the -packages rows but their exact draws.
 func sweepPoints(rep *Report) []sweepPoint {
 	var pts []sweepPoint
 	for _, r := range rep.Rows {
 		pts = append(pts, sweepPoint{r.Dim, r.Batch, r.SweepsPerLaunch, "float32", r.Kernel, r.SecPerSweep * 1e6})
 	}
 	for _, r := range rep.Packages {
+		if r.Kernel == "exact" {
+			continue // µs per exact draw, not per sweep
+		}
 		pts = append(pts, sweepPoint{r.Dim, r.Batch, r.SweepsPerLaunch, r.DType, r.Kernel, r.SecPerSweep * 1e6})
 	}
 	return pts

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 )
 
 // Report is everything one run measured; -json writes it.
@@ -53,6 +54,26 @@ func readJSON(path string) (*Report, error) {
 		return nil, fmt.Errorf("-from %s: not a gibbsbench -json report: %w", path, err)
 	}
 	return &r, nil
+}
+
+// readReports reads the -json files of -from as one report: the first
+// file's header (device, commit, start), every file's rows.
+func readReports(paths []string) (*Report, error) {
+	var all *Report
+	for _, p := range paths {
+		r, err := readJSON(strings.TrimSpace(p))
+		if err != nil {
+			return nil, err
+		}
+		if all == nil {
+			all = r
+			continue
+		}
+		all.Rows = append(all.Rows, r.Rows...)
+		all.Packages = append(all.Packages, r.Packages...)
+		all.Mixing = append(all.Mixing, r.Mixing...)
+	}
+	return all, nil
 }
 
 // buildCommit is the VCS revision the binary was built from (12 hex
