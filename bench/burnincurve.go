@@ -33,7 +33,7 @@ type curveRecorder struct {
 const recordEvery = 32
 
 func (r *curveRecorder) add(k int, v, e, sd, z float64) {
-	if k < r.next {
+	if k < r.next || !finite(v, e, sd) {
 		return
 	}
 	r.pts = append(r.pts, BandPoint{Sweeps: k, Exact: v, Lo: e - z*sd, Hi: e + z*sd})
@@ -41,4 +41,22 @@ func (r *curveRecorder) add(k int, v, e, sd, z float64) {
 	if k >= recordEvery {
 		r.next = int(math.Ceil(float64(k) * 1.03))
 	}
+}
+
+// measured appends a check's error to a measured curve. A value JSON
+// cannot hold (NaN, ±Inf) is left out, or it would fail the whole -json.
+func measured(pts []CurvePoint, k int, err float64) []CurvePoint {
+	if !finite(err) {
+		return pts
+	}
+	return append(pts, CurvePoint{k, err})
+}
+
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }

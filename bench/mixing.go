@@ -526,9 +526,9 @@ func measureBurnIn(r chainRunner, a *stateAnalyzer, start []float32, cheb bool, 
 		k = next
 		res.checks++
 		me, ce := a.errors(cur.x, res.cov == 0)
-		res.meanCurve = append(res.meanCurve, CurvePoint{k, me})
+		res.meanCurve = measured(res.meanCurve, k, me)
 		if res.cov == 0 {
-			res.covCurve = append(res.covCurve, CurvePoint{k, ce})
+			res.covCurve = measured(res.covCurve, k, ce)
 		}
 		hitMean := res.mean == 0 && me <= o.meanThreshold
 		hitCov := res.cov == 0 && ce <= o.covThreshold

@@ -223,3 +223,22 @@ func TestCurvesInJSON(t *testing.T) {
 		t.Error("the curves changed through JSON")
 	}
 }
+
+// Values JSON cannot hold stay out of the curves, so -json still writes.
+func TestCurvesKeepOnlyFinite(t *testing.T) {
+	pts := measured(nil, 1, 0.5)
+	pts = measured(pts, 2, math.NaN())
+	pts = measured(pts, 3, math.Inf(1))
+	var r curveRecorder
+	r.add(1, 0.5, 0.5, 0.1, 4)
+	r.add(2, math.NaN(), 0.5, 0.1, 4)
+	r.add(3, 0.4, math.Inf(1), 0.1, 4)
+	r.add(4, 0.3, 0.3, math.NaN(), 4)
+	rep := &Report{Mixing: []MixingRow{{Mean: MixingBurnIn{Measured: pts, Closed: r.pts}}}}
+	if len(pts) != 1 || len(r.pts) != 1 {
+		t.Errorf("kept %v and %v", pts, r.pts)
+	}
+	if _, err := json.Marshal(rep); err != nil {
+		t.Error(err)
+	}
+}
