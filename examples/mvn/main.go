@@ -6,7 +6,8 @@
 // next to the exact values. With -plot DIR it also draws trace.png (the
 // first 4 traced chains of each chosen coordinate, beside the exact mean
 // ± 2 sd) and autocorrelation.png (the traced chains' combined
-// autocorrelation by lag in sweeps) of the coordinates -plot-coords names,
+// autocorrelation by lag in sweeps, beside the closed form of plain Gibbs
+// sweeps) of the coordinates -plot-coords names,
 // by default 1, 4 and 8: the two ends and an inner coordinate of the
 // chain the AR(1) example file describes. Exit status 0 on success, 1 on
 // failure (the file's errors name its line and 1-based entries), 2 for
@@ -182,7 +183,7 @@ func sample(o options, mu []float64, stdout, stderr io.Writer) error {
 	if o.plotDir == "" {
 		return nil
 	}
-	files, err := charts(o, mu, exact, d)
+	files, err := charts(o, q, mu, exact, d)
 	if err != nil {
 		return err
 	}

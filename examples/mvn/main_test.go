@@ -12,8 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/gibbsgen/gibbsgen/gen"
 	"github.com/gibbsgen/gibbsgen/internal/chart"
+	"github.com/gibbsgen/gibbsgen/mixing"
 )
 
 // TestExampleOnCPU runs the example as the README shows, on the CPU twin,
@@ -253,6 +256,63 @@ func TestPlotUsage(t *testing.T) {
 		args := append([]string{"-model", model, "-cpu"}, c.args...)
 		if code := run(args, &out, &errs); code != 2 || errs.String() != c.want || out.Len() != 0 {
 			t.Errorf("mvn %q: exit %d, stdout %q, stderr %q; want exit 2 and %q", args, code, out.String(), errs.String(), c.want)
+		}
+	}
+}
+
+// TestClosedACF: the closed-form autocorrelation that autocorrelation.png
+// draws sums to package mixing's closed-form IAT of each coordinate,
+// 1 + 2·Σ_{k≥1} ρ_k, and at lag 0 is 1.
+func TestClosedACF(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "ar1-8.mtx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := readMatrixMarket(f, maxDim)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigma, err := exactCovariance(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	coords := []int{0, 3, 7}
+	rho, err := closedACF(q, sigma, coords, 1, 4000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := mat.NewSymDense(dim, nil)
+	for i := 0; i < dim; i++ {
+		for j := i; j < dim; j++ {
+			qs.SetSym(i, j, q[i][j])
+		}
+	}
+	g, err := mixing.Operator(qs, 1, mixing.Forward)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iat, err := mixing.IATCoordinates(g, sigma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, i := range coords {
+		sum := -1.0
+		for _, r := range rho[n] {
+			sum += 2 * r
+		}
+		if rho[n][0] != 1 || math.Abs(sum/iat[i]-1) > 1e-9 {
+			t.Errorf("x%d: ρ0 = %v, 1 + 2·Σρ = %v, closed-form IAT %v", i+1, rho[n][0], sum, iat[i])
+		}
+	}
+	// Every other lag: ρ at thin = 2 is ρ at every second lag of thin = 1.
+	rho2, err := closedACF(q, sigma, coords, 2, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, r := range rho2[1] {
+		if math.Abs(r-rho[1][2*k]) > 1e-12 {
+			t.Errorf("thin 2, lag %d: %v, thin 1 lag %d: %v", k, r, 2*k, rho[1][2*k])
 		}
 	}
 }

@@ -26,7 +26,7 @@ const (
 )
 
 // charts draws trace.png and autocorrelation.png of o.plotCoords.
-func charts(o options, mu []float64, exact *mat.SymDense, d draws) ([]chart.File, error) {
+func charts(o options, q [][]float64, mu []float64, exact *mat.SymDense, d draws) ([]chart.File, error) {
 	records := len(d.records) / (o.traced * dim)
 	// Record r is the state after absolute sweep first + r·thin: the
 	// trace records every sweep count that is a multiple of thin.
@@ -73,10 +73,14 @@ func charts(o options, mu []float64, exact *mat.SymDense, d draws) ([]chart.File
 
 	p := plot.New()
 	lags := min(maxACFLags, records-1)
-	p.Title.Text = fmt.Sprintf("%s\nautocorrelation over the %d traced chains (combined as for ESS)", caption, o.traced)
+	p.Title.Text = fmt.Sprintf("%s\nautocorrelation over the %d traced chains (combined as for ESS), and the closed form of plain sweeps", caption, o.traced)
 	p.X.Label.Text, p.Y.Label.Text = "lag (sweeps)", "autocorrelation"
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
+	closed, err := closedACF(q, exact, o.plotCoords, o.thin, lags)
+	if err != nil {
+		return nil, err
+	}
 	for n, i := range o.plotCoords {
 		rho, err := mcstat.Autocorrelation(series(d, o.traced, i, func(v float64) float64 { return v }), lags)
 		if err != nil {
@@ -86,14 +90,23 @@ func charts(o options, mu []float64, exact *mat.SymDense, d draws) ([]chart.File
 		for k, r := range rho {
 			xy[k] = plotter.XY{X: float64(k * o.thin), Y: r}
 		}
-		l, s, err := plotter.NewLinePoints(xy)
+		l, err := plotter.NewLine(xy)
 		if err != nil {
 			return nil, err
 		}
-		l.Color, s.Color = plotutil.Color(n), plotutil.Color(n)
-		s.Shape, s.Radius = plotutil.Shape(n), vg.Points(2)
-		p.Add(l, s)
-		p.Legend.Add(fmt.Sprintf("x%d", i+1), l, s)
+		l.Color = plotutil.Color(n)
+		cf := make(plotter.XYs, len(closed[n]))
+		for k, r := range closed[n] {
+			cf[k] = plotter.XY{X: float64(k * o.thin), Y: r}
+		}
+		c, err := plotter.NewLine(cf)
+		if err != nil {
+			return nil, err
+		}
+		c.Color, c.Width, c.Dashes = plotutil.Color(n), vg.Points(2), []vg.Length{vg.Points(5), vg.Points(3)}
+		p.Add(l, c)
+		p.Legend.Add(fmt.Sprintf("x%d measured", i+1), l)
+		p.Legend.Add(fmt.Sprintf("x%d closed form", i+1), c)
 	}
 	zero := plotter.NewFunction(func(float64) float64 { return 0 })
 	zero.Color = color.Gray{Y: 0x60}
