@@ -81,6 +81,7 @@ func (b *bench) init() error {
 		Multiprocessors:   b.ctx.MultiprocessorCount(),
 		DriverCUDAVersion: fmt.Sprintf("%d.%d", drv/1000, drv%1000/10),
 		GoVersion:         runtime.Version(),
+		Commit:            buildCommit(),
 		Start:             time.Now().UTC().Format(time.RFC3339),
 		Repeats:           b.opt.repeats,
 		Warmup:            b.opt.warmup,

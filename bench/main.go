@@ -5,7 +5,9 @@
 // Build: CGO_ENABLED=0 go build -o bin/gibbsbench ./bench
 // Run:   bin/gibbsbench [-device N] [-dims 8,32,64] [-batches 4096,1048576]
 //
-//	[-sweeps 1,100] [-repeats 20] [-json FILE] ...
+//	[-sweeps 1,100] [-repeats 20] [-json FILE] [-plot DIR] ...
+//
+// Charts of a run written with -json, on any machine: gibbsbench -from FILE -plot DIR
 package main
 
 import (
@@ -15,11 +17,13 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/internal/chart"
 )
 
 // Exit statuses.
@@ -39,6 +43,9 @@ type options struct {
 	repeats      int
 	warmup       int
 	jsonPath     string
+	plotDir      string // -plot: PNG charts of the results
+	plotLabel    string
+	fromPath     string // -from: plot these -json reports (comma list); measure nothing
 	checkChains  int
 	checkSweeps  int
 	copyMiB      int
@@ -66,6 +73,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "gibbsbench: %v\n", err)
 		return exitUsage
+	}
+	if opt.plotDir != "" {
+		// A bad directory fails now, not after the run.
+		if err := chart.Dir(opt.plotDir); err != nil {
+			fmt.Fprintf(stderr, "gibbsbench: -plot: %v\n", err)
+			return exitUsage
+		}
+	}
+	if opt.fromPath != "" {
+		rep, err := readReports(strings.Split(opt.fromPath, ","))
+		if err == nil {
+			err = writeCharts(opt, rep, stdout)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "gibbsbench: %v\n", err)
+			return exitError
+		}
+		return 0
 	}
 	b, err := newBench(opt, stdout, stderr)
 	if err != nil {
@@ -96,6 +121,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "\nwrote %s\n", opt.jsonPath)
 	}
+	if opt.plotDir != "" {
+		if err := writeCharts(opt, b.rep, stdout); err != nil {
+			fmt.Fprintf(stderr, "gibbsbench: %v\n", err)
+			return exitError
+		}
+	}
 	if b.mismatch {
 		fmt.Fprintln(stderr, "gibbsbench: FAIL: a kernel's results differ from gibbsrt.Reference (see the checks above); timings of a wrong kernel mean nothing")
 		return exitMismatch
@@ -116,6 +147,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&opt.repeats, "repeats", 20, "timed launches per measurement (the median is reported)")
 	fs.IntVar(&opt.warmup, "warmup", 3, "untimed launches before each measurement")
 	fs.StringVar(&opt.jsonPath, "json", "", "also write all results to this JSON file")
+	fs.StringVar(&opt.plotDir, "plot", "", "also write PNG charts of the results into this directory (created if missing): us per sweep by batch and kernel, and the mixing section's burn-in curves against the closed form")
+	fs.StringVar(&opt.plotLabel, "plot-label", "", "text added to each chart's caption (e.g. the run's name), after the device, commit and date")
+	fs.StringVar(&opt.fromPath, "from", "", "measure nothing: draw the charts of -plot from this file written by -json, or from a comma list of such files as one run (e.g. the small and the large dims, measured by two calls)")
 	fs.IntVar(&opt.checkChains, "check-chains", 1000, "chains of the correctness check against gibbsrt.Reference")
 	fs.IntVar(&opt.checkSweeps, "check-sweeps", 3, "sweeps of the correctness check")
 	fs.IntVar(&opt.copyMiB, "copy-mib", 1024, "MiB copied per launch by the bandwidth ceiling (read and written: 2x this moves)")
@@ -164,6 +198,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return opt, err
 	}
 	switch {
+	case opt.fromPath != "" && opt.plotDir == "":
+		return opt, fmt.Errorf("-from %s: needs -plot DIR, the directory to draw the charts in", opt.fromPath)
 	case opt.device < 0:
 		return opt, fmt.Errorf("-device %d: must be >= 0", opt.device)
 	case opt.repeats < 1:
@@ -212,4 +248,19 @@ func intList(name, s string, lo, hi int) ([]int, error) {
 		return nil, fmt.Errorf("%s: empty list", name)
 	}
 	return out, nil
+}
+
+// writeCharts draws rep's charts into opt.plotDir and lists them.
+func writeCharts(opt options, rep *Report, stdout io.Writer) error {
+	files, err := charts(rep, opt.plotLabel)
+	if err != nil {
+		return err
+	}
+	if err := chart.Write(opt.plotDir, files); err != nil {
+		return fmt.Errorf("-plot: %w", err)
+	}
+	for _, f := range files {
+		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(opt.plotDir, f.Name))
+	}
+	return nil
 }

@@ -92,6 +92,10 @@ type MixingBurnIn struct {
 	VsPlain        float64 `json:"vs_plain"`
 	VsPlainBound   string  `json:"vs_plain_bound,omitempty"`
 	SecondsVsPlain float64 `json:"seconds_vs_plain"`
+	// The curves of -plot: the error at the search's checks, and the
+	// closed form with its expected range.
+	Measured []CurvePoint `json:"measured,omitempty"`
+	Closed   []BandPoint  `json:"closed_form,omitempty"`
 }
 
 // MixingESSData is the stationary part: Chains chains started from exact
@@ -434,6 +438,9 @@ type burnInResult struct {
 	mean, cov int // sweeps of the crossing; 0: not within maxSweeps
 	checks    int // states analysed
 	sweepsRun int // sweeps run, bisection included
+	// The errors at the checks (not the bisection's); the covariance's
+	// until it crossed.
+	meanCurve, covCurve []CurvePoint
 }
 
 // measureBurnIn runs the chains from start (all of them at one point; for
@@ -519,6 +526,10 @@ func measureBurnIn(r chainRunner, a *stateAnalyzer, start []float32, cheb bool, 
 		k = next
 		res.checks++
 		me, ce := a.errors(cur.x, res.cov == 0)
+		res.meanCurve = measured(res.meanCurve, k, me)
+		if res.cov == 0 {
+			res.covCurve = measured(res.covCurve, k, ce)
+		}
 		hitMean := res.mean == 0 && me <= o.meanThreshold
 		hitCov := res.cov == 0 && ce <= o.covThreshold
 		var err error
@@ -553,7 +564,10 @@ type predictOpts struct {
 // curveCrossing is where a closed-form error curve reaches a threshold:
 // Exact at B = ∞, Lo..Hi the expected range at B (see MixingBurnIn). 0:
 // not within maxSweeps.
-type curveCrossing struct{ Exact, Lo, Hi int }
+type curveCrossing struct {
+	Exact, Lo, Hi int
+	Curve         []BandPoint // the curve as followed, for -plot
+}
 
 // contains reports whether k (0: not reached) lies in the expected range.
 func (c curveCrossing) contains(k int) bool {
@@ -797,6 +811,7 @@ type crossingTracker struct {
 	lastAbove  int  // the last k whose upper edge is above thr
 	endBelow   bool // the upper edge at the last k followed
 	done       bool
+	curve      curveRecorder
 }
 
 func newCrossingTracker(thr, z float64) *crossingTracker {
@@ -806,6 +821,7 @@ func newCrossingTracker(thr, z float64) *crossingTracker {
 // add records sweep k: the noise-free error v, the expected error e at B
 // and its sd.
 func (t *crossingTracker) add(k int, v, e, sd float64) {
+	t.curve.add(k, v, e, sd, t.z)
 	if t.exact == 0 && v <= t.thr {
 		t.exact = k
 	}
@@ -824,7 +840,7 @@ func (t *crossingTracker) add(k int, v, e, sd float64) {
 }
 
 func (t *crossingTracker) result() curveCrossing {
-	c := curveCrossing{Exact: t.exact, Lo: t.lo}
+	c := curveCrossing{Exact: t.exact, Lo: t.lo, Curve: t.curve.pts}
 	if t.endBelow {
 		c.Hi = t.lastAbove + 1
 	}
@@ -1145,6 +1161,7 @@ func (b *bench) runMixingModel(mm mixModel) error {
 		row.Mean = burnInOf(mixMeanThreshold, res.mean, row.SecPerSweep, p.mean)
 		row.Mean.PredRate = p.rateSweeps
 		row.Cov = burnInOf(mixCovThreshold, res.cov, row.SecPerSweep, p.cov)
+		row.Mean.Measured, row.Cov.Measured = res.meanCurve, res.covCurve
 
 		// The stationary part.
 		q, dirFrom := p, sc.name
@@ -1188,7 +1205,7 @@ func waitCompiles(s *gibbsrt.Sampler[float32]) {
 // burnInOf is a MixingBurnIn before the ratios.
 func burnInOf(thr float64, sweeps int, sec float64, c curveCrossing) MixingBurnIn {
 	return MixingBurnIn{Threshold: thr, Sweeps: sweeps, Seconds: float64(sweeps) * sec,
-		Pred: c.Exact, ExpectLo: c.Lo, ExpectHi: c.Hi, InRange: c.contains(sweeps)}
+		Pred: c.Exact, ExpectLo: c.Lo, ExpectHi: c.Hi, InRange: c.contains(sweeps), Closed: c.Curve}
 }
 
 func (b *bench) printMixing(mm mixModel, rows []MixingRow) {

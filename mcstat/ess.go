@@ -50,31 +50,9 @@ func EffectiveSize(chains [][]float64) (ESS, error) {
 	if err != nil {
 		return ESS{}, err
 	}
-	acov := make([][]float64, m)
-	means := make([]float64, m)
-	meanVar := 0.0
-	for i, c := range chains {
-		acov[i] = autocovariance(c)
-		for _, v := range c {
-			means[i] += v
-		}
-		means[i] /= float64(n)
-		meanVar += acov[i][0] * float64(n) / float64(n-1)
-	}
-	meanVar /= float64(m)
-	varPlus := meanVar * float64(n-1) / float64(n)
-	if m > 1 {
-		varPlus += variance(means)
-	}
-	if !(varPlus > 0) {
-		return ESS{}, errors.New("mcstat: the draws are constant; their effective size is undefined")
-	}
-	rho := func(t int) float64 {
-		s := 0.0
-		for i := range acov {
-			s += acov[i][t]
-		}
-		return 1 - (meanVar-s/float64(m))/varPlus
+	rho, err := combined(chains, m, n)
+	if err != nil {
+		return ESS{}, err
 	}
 	r := make([]float64, n+2)
 	r[0] = 1
@@ -106,6 +84,63 @@ func EffectiveSize(chains [][]float64) (ESS, error) {
 	total := float64(m * n)
 	ess := math.Min(total/tau, total*math.Log10(total))
 	return ESS{ESS: ess, Tau: total / ess, Lag: maxT}, nil
+}
+
+// Autocorrelation returns the autocorrelation of M chains of N draws at
+// lags 0..maxLag, combined across chains as EffectiveSize combines them
+// (Vehtari et al. 2021, eq. 10): ρ_0 = 1 and ρ_t = 1 − (W − mean of the
+// chains' autocovariances at t) / var⁺, so that chains stuck apart show a
+// high autocorrelation. It needs at least 4 draws per chain and maxLag in
+// [0, N−1]; constant draws give an error.
+func Autocorrelation(chains [][]float64, maxLag int) ([]float64, error) {
+	m, n, err := checkChains(chains, 4)
+	if err != nil {
+		return nil, err
+	}
+	if maxLag < 0 || maxLag >= n {
+		return nil, fmt.Errorf("mcstat: lag %d is out of range [0, %d] for chains of %d draws", maxLag, n-1, n)
+	}
+	rho, err := combined(chains, m, n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, maxLag+1)
+	out[0] = 1 // as EffectiveSize takes it (the formula gives 1 − W/(N·var⁺))
+	for t := 1; t <= maxLag; t++ {
+		out[t] = rho(t)
+	}
+	return out, nil
+}
+
+// combined returns the chains' combined autocorrelation at lag t, for
+// EffectiveSize and Autocorrelation.
+func combined(chains [][]float64, m, n int) (func(t int) float64, error) {
+	acov := make([][]float64, m)
+	means := make([]float64, m)
+	meanVar := 0.0
+	for i, c := range chains {
+		acov[i] = autocovariance(c)
+		for _, v := range c {
+			means[i] += v
+		}
+		means[i] /= float64(n)
+		meanVar += acov[i][0] * float64(n) / float64(n-1)
+	}
+	meanVar /= float64(m)
+	varPlus := meanVar * float64(n-1) / float64(n)
+	if m > 1 {
+		varPlus += variance(means)
+	}
+	if !(varPlus > 0) {
+		return nil, errors.New("mcstat: the draws are constant; their autocorrelation and effective size are undefined")
+	}
+	return func(t int) float64 {
+		s := 0.0
+		for i := range acov {
+			s += acov[i][t]
+		}
+		return 1 - (meanVar-s/float64(m))/varPlus
+	}, nil
 }
 
 // variance is the sample variance (n−1 denominator).

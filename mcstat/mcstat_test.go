@@ -1,8 +1,10 @@
 package mcstat
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -204,6 +206,38 @@ func TestDiagnosticsRejectBadInput(t *testing.T) {
 		}
 		if _, _, err := Rhat(ch); err == nil {
 			t.Errorf("Rhat(%s) accepted", name)
+		}
+		if _, err := Autocorrelation(ch, 2); err == nil {
+			t.Errorf("Autocorrelation(%s) accepted", name)
+		}
+	}
+	ok := [][]float64{{1, 2, 3, 4, 5, 6, 7, 9}}
+	for _, lag := range []int{-1, 8} {
+		if _, err := Autocorrelation(ok, lag); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("lag %d is out of range [0, 7]", lag)) {
+			t.Errorf("lag %d: %v", lag, err)
+		}
+	}
+}
+
+// The autocorrelation of a stationary AR(1) at lag t is φ^t. Bartlett's
+// formula bounds the estimate's variance by (1+φ²)/(1−φ²)/(M·N) at every
+// lag; the test allows 5 of those sds.
+func TestAutocorrelationAR1(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const m, n, lags = 4, 20000, 30
+	for _, phi := range []float64{0, 0.5, 0.9} {
+		rho, err := Autocorrelation(ar1(rng, m, n, phi), lags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rho) != lags+1 || rho[0] != 1 {
+			t.Fatalf("φ=%v: %d lags, ρ0 = %v", phi, len(rho), rho[0])
+		}
+		bound := 5 * math.Sqrt((1+phi*phi)/(1-phi*phi)/float64(m*n))
+		for k, r := range rho {
+			if want := math.Pow(phi, float64(k)); math.Abs(r-want) > bound {
+				t.Errorf("φ=%v, lag %d: ρ̂ = %.4f, closed form %.4f (bound %.4f)", phi, k, r, want, bound)
+			}
 		}
 	}
 }

@@ -3,10 +3,17 @@
 // burns in from a cold start, samples with a trace, reporting the progress
 // of both on stderr, and prints the means, variances and covariances with
 // their Monte Carlo standard errors, bulk effective sample sizes and R̂,
-// next to the exact values. Exit status 0 on success, 1 on failure (the
-// file's errors name its line and 1-based entries), 2 for invalid flags.
+// next to the exact values. With -plot DIR it also draws trace.png (the
+// first 4 traced chains of each chosen coordinate, beside the exact mean
+// ± 2 sd) and autocorrelation.png (the traced chains' combined
+// autocorrelation by lag in sweeps, beside the closed form of plain Gibbs
+// sweeps) of the coordinates -plot-coords names,
+// by default 1, 4 and 8: the two ends and an inner coordinate of the
+// chain the AR(1) example file describes. Exit status 0 on success, 1 on
+// failure (the file's errors name its line and 1-based entries), 2 for
+// invalid flags.
 //
-//	go run ./examples/mvn -model examples/mvn/testdata/ar1-8.mtx
+//	go run ./examples/mvn -model examples/mvn/testdata/ar1-8.mtx [-plot DIR]
 //
 // It runs on GPU 0 (-device picks another); without a CUDA driver or
 // device it says so and runs the bit-identical CPU twin instead, with the
@@ -21,12 +28,15 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/internal/chart"
 	"github.com/gibbsgen/gibbsgen/mcstat"
 	"github.com/gibbsgen/gibbsgen/out/gibbs8"
 )
@@ -40,6 +50,8 @@ type options struct {
 	seed                  uint64
 	device                int
 	cpu                   bool
+	plotDir, coordsFlag   string
+	plotCoords            []int // 0-based, from the 1-based -plot-coords
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -58,6 +70,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&o.seed, "seed", 1, "stream seed")
 	fs.IntVar(&o.device, "device", 0, "CUDA device ordinal")
 	fs.BoolVar(&o.cpu, "cpu", false, "run the CPU twin even when a GPU is there")
+	fs.StringVar(&o.plotDir, "plot", "", "also write trace.png and autocorrelation.png into this directory (created if missing)")
+	fs.StringVar(&o.coordsFlag, "plot-coords", "1,4,8", "comma-separated 1-based coordinates that -plot draws (at most 8)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -73,8 +87,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// check validates the flags (a usage error, exit 2) and returns the mean.
-func (o options) check(args []string) ([]float64, error) {
+// check validates the flags (a usage error, exit 2), sets plotCoords and
+// returns the mean.
+func (o *options) check(args []string) ([]float64, error) {
 	switch {
 	case len(args) > 0:
 		return nil, fmt.Errorf("unexpected argument %q: mvn takes flags only (see -h)", args[0])
@@ -90,6 +105,16 @@ func (o options) check(args []string) ([]float64, error) {
 		return nil, fmt.Errorf("-samples %d: must be at least 8", o.samples)
 	case o.thin < 1:
 		return nil, fmt.Errorf("-thin %d: must be at least 1", o.thin)
+	}
+	if o.plotDir != "" {
+		var err error
+		if o.plotCoords, err = parseCoords(o.coordsFlag); err != nil {
+			return nil, err
+		}
+		// A bad directory fails now, not after sampling.
+		if err := chart.Dir(o.plotDir); err != nil {
+			return nil, fmt.Errorf("-plot: %w", err)
+		}
 	}
 	mu := make([]float64, dim)
 	if o.mu == "" {
@@ -148,7 +173,44 @@ func sample(o options, mu []float64, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	return report(stdout, o, q, mu, d)
+	exact, err := exactCovariance(q)
+	if err != nil {
+		return err
+	}
+	if err := report(stdout, o, mu, exact, d); err != nil {
+		return err
+	}
+	if o.plotDir == "" {
+		return nil
+	}
+	files, err := charts(o, q, mu, exact, d)
+	if err != nil {
+		return err
+	}
+	if err := chart.Write(o.plotDir, files); err != nil {
+		return fmt.Errorf("-plot: %w", err)
+	}
+	for _, f := range files {
+		fmt.Fprintf(stderr, "wrote %s\n", filepath.Join(o.plotDir, f.Name))
+	}
+	return nil
+}
+
+// parseCoords reads -plot-coords: distinct 1-based coordinates, returned
+// 0-based.
+func parseCoords(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		i, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || i < 1 || i > dim {
+			return nil, fmt.Errorf("-plot-coords %q: %q is not a coordinate from 1 to %d", s, f, dim)
+		}
+		if slices.Contains(out, i-1) {
+			return nil, fmt.Errorf("-plot-coords %q: coordinate %d is named twice", s, i)
+		}
+		out = append(out, i-1)
+	}
+	return out, nil
 }
 
 // start is the cold start: every coordinate of every chain at 10, far
@@ -297,23 +359,26 @@ func series(d draws, traced, i int, f func(float64) float64) [][]float64 {
 	return out
 }
 
-func report(w io.Writer, o options, q [][]float64, mu []float64, d draws) error {
-	var exact mat.SymDense
-	{
-		qs := mat.NewSymDense(dim, nil)
-		for i := 0; i < dim; i++ {
-			for j := i; j < dim; j++ {
-				qs.SetSym(i, j, 0.5*(q[i][j]+q[j][i]))
-			}
-		}
-		var ch mat.Cholesky
-		if !ch.Factorize(qs) {
-			return errors.New("the precision matrix Q is not positive definite")
-		}
-		if err := ch.InverseTo(&exact); err != nil {
-			return err
+// exactCovariance is Σ = Q⁻¹, of Q's symmetric part.
+func exactCovariance(q [][]float64) (*mat.SymDense, error) {
+	qs := mat.NewSymDense(dim, nil)
+	for i := 0; i < dim; i++ {
+		for j := i; j < dim; j++ {
+			qs.SetSym(i, j, 0.5*(q[i][j]+q[j][i]))
 		}
 	}
+	var ch mat.Cholesky
+	if !ch.Factorize(qs) {
+		return nil, errors.New("the precision matrix Q is not positive definite")
+	}
+	var exact mat.SymDense
+	if err := ch.InverseTo(&exact); err != nil {
+		return nil, err
+	}
+	return &exact, nil
+}
+
+func report(w io.Writer, o options, mu []float64, exact *mat.SymDense, d draws) error {
 	cov, err := d.moments.Covariance()
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,7 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/gibbsgen/gibbsgen/gen"
+	"github.com/gibbsgen/gibbsgen/internal/chart"
+	"github.com/gibbsgen/gibbsgen/mixing"
 )
 
 // TestExampleOnCPU runs the example as the README shows, on the CPU twin,
@@ -184,5 +189,130 @@ func TestUsageExits2(t *testing.T) {
 	var out, errs bytes.Buffer
 	if code := run([]string{"-model", filepath.Join(t.TempDir(), "none.mtx")}, &out, &errs); code != 1 || !strings.Contains(errs.String(), "no such file") {
 		t.Errorf("missing model file: exit %d, stderr %q; want exit 1", code, errs.String())
+	}
+}
+
+// TestPlotOnCPU: -plot writes the two charts, valid PNGs of the documented
+// sizes (at chart.DPI), and names them on stderr; a tiny run on the twin.
+func TestPlotOnCPU(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "charts")
+	var out, errs bytes.Buffer
+	code := run([]string{"-model", "testdata/ar1-8.mtx", "-cpu", "-chains", "8", "-traced", "4",
+		"-burnin", "20", "-samples", "40", "-thin", "2", "-plot", dir, "-plot-coords", "2,7"}, &out, &errs)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 {
+		t.Errorf("%d files in %s, want 2", len(entries), dir)
+	}
+	for name, size := range map[string][2]int{
+		"trace.png":           {8 * chart.DPI, 2 * 288}, // 2.4 inches a coordinate
+		"autocorrelation.png": {7 * chart.DPI, 4 * chart.DPI},
+	} {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if b := img.Bounds(); b.Dx() != size[0] || b.Dy() != size[1] {
+			t.Errorf("%s is %dx%d, want %dx%d", name, b.Dx(), b.Dy(), size[0], size[1])
+		}
+		if !strings.Contains(errs.String(), "wrote "+filepath.Join(dir, name)+"\n") {
+			t.Errorf("stderr does not name %s: %q", name, errs.String())
+		}
+	}
+}
+
+// TestPlotUsage: bad -plot-coords and a -plot path that cannot be a
+// directory exit 2 before sampling, naming the value and the rule.
+func TestPlotUsage(t *testing.T) {
+	model := filepath.Join("testdata", "ar1-8.mtx")
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-plot", dir, "-plot-coords", "0,2"}, "mvn: -plot-coords \"0,2\": \"0\" is not a coordinate from 1 to 8\n"},
+		{[]string{"-plot", dir, "-plot-coords", "9"}, "mvn: -plot-coords \"9\": \"9\" is not a coordinate from 1 to 8\n"},
+		{[]string{"-plot", dir, "-plot-coords", "3,x"}, "mvn: -plot-coords \"3,x\": \"x\" is not a coordinate from 1 to 8\n"},
+		{[]string{"-plot", dir, "-plot-coords", "3,3"}, "mvn: -plot-coords \"3,3\": coordinate 3 is named twice\n"},
+		{[]string{"-plot", filepath.Join(file, "sub")}, "mvn: -plot: chart directory " + filepath.Join(file, "sub") + ": mkdir " + file + ": not a directory\n"},
+	} {
+		var out, errs bytes.Buffer
+		args := append([]string{"-model", model, "-cpu"}, c.args...)
+		if code := run(args, &out, &errs); code != 2 || errs.String() != c.want || out.Len() != 0 {
+			t.Errorf("mvn %q: exit %d, stdout %q, stderr %q; want exit 2 and %q", args, code, out.String(), errs.String(), c.want)
+		}
+	}
+}
+
+// TestClosedACF: the closed-form autocorrelation that autocorrelation.png
+// draws sums to package mixing's closed-form IAT of each coordinate,
+// 1 + 2·Σ_{k≥1} ρ_k, and at lag 0 is 1.
+func TestClosedACF(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "ar1-8.mtx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := readMatrixMarket(f, maxDim)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigma, err := exactCovariance(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	coords := []int{0, 3, 7}
+	rho, err := closedACF(q, sigma, coords, 1, 4000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := mat.NewSymDense(dim, nil)
+	for i := 0; i < dim; i++ {
+		for j := i; j < dim; j++ {
+			qs.SetSym(i, j, q[i][j])
+		}
+	}
+	g, err := mixing.Operator(qs, 1, mixing.Forward)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iat, err := mixing.IATCoordinates(g, sigma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, i := range coords {
+		sum := -1.0
+		for _, r := range rho[n] {
+			sum += 2 * r
+		}
+		if rho[n][0] != 1 || math.Abs(sum/iat[i]-1) > 1e-9 {
+			t.Errorf("x%d: ρ0 = %v, 1 + 2·Σρ = %v, closed-form IAT %v", i+1, rho[n][0], sum, iat[i])
+		}
+	}
+	// Every other lag: ρ at thin = 2 is ρ at every second lag of thin = 1.
+	rho2, err := closedACF(q, sigma, coords, 2, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, r := range rho2[1] {
+		if math.Abs(r-rho[1][2*k]) > 1e-12 {
+			t.Errorf("thin 2, lag %d: %v, thin 1 lag %d: %v", k, r, 2*k, rho[1][2*k])
+		}
 	}
 }
