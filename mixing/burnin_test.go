@@ -41,7 +41,7 @@ func TestMeanErrorNorms(t *testing.T) {
 	ch.LTo(&l)
 	for k, p := range c.MeanOperators(gs, n) {
 		var a, b mat.Dense
-		a.Mul(l.T(), p) // LᵀP_k
+		a.Mul(l.T(), p)                            // LᵀP_k
 		if err := b.Solve(&l, a.T()); err != nil { // L⁻¹(LᵀP_k)ᵀ = (LᵀP_kL⁻ᵀ)ᵀ
 			t.Fatal(err)
 		}
