@@ -183,6 +183,13 @@ func (s *Sampler[T]) Run(ctx context.Context, x *DeviceState[T], sweeps int, st 
 	if err := st.check(x.Chains(), p.total.Burnin+sweeps); err != nil {
 		return RunResult{}, err
 	}
+	if p.total.Burnin > 0 && sweeps > 0 && o.Trace != nil {
+		// A trace the sampling's first chunk cannot use is refused before
+		// the burn-in changes the state.
+		if err := s.checkTrace(o.Trace, x.Chains(), min(p.sweepChunk, sweeps), RunResult{Burnin: p.total.Burnin}.Next(st)); err != nil {
+			return RunResult{}, err
+		}
+	}
 	if p.total.Burnin > 0 {
 		prev, err := s.cloneState(x)
 		if prev != nil {
@@ -214,6 +221,17 @@ func (s *Sampler[T]) Run(ctx context.Context, x *DeviceState[T], sweeps int, st 
 		return done, err
 	}
 	return done, s.Synchronize()
+}
+
+// checkTrace is SweepDeviceTrace's check of t for a call of sweeps sweeps
+// over chains chains from st, without its effect on t's record count.
+func (s *Sampler[T]) checkTrace(t *DeviceTrace[T], chains, sweeps int, st Stream) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	records := t.records
+	err := t.prepare(s, chains, sweeps, st)
+	t.records = records
+	return err
 }
 
 // RunHost is Run on the host state x, [chains][dim]: it is copied to a
