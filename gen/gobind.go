@@ -164,6 +164,11 @@ func exactForward(s Spec) forward {
 		[]jen.Code{jen.Id("x"), jen.Id("st")}, errRes}
 }
 
+func burninForward() forward {
+	return forward{"BurninIterations", "BurninIterations returns the Chebyshev iterations Run's automatic burn-in\nruns on the model: the least k that cuts the closed-form mean error\n(Q-norm) by tol from every start (0: gibbsrt.DefaultBurninTolerance; see\ngibbsrt.Sampler.BurninIterations).",
+		[]jen.Code{jen.Id("tol").Float64()}, []jen.Code{jen.Id("tol")}, []jen.Code{jen.Int(), jen.Error()}}
+}
+
 // runParams are Run's parameters with the state of type state.
 func runParams(state *jen.Statement) []jen.Code {
 	return []jen.Code{jen.Id("ctx").Qual("context", "Context"), jen.Id("x").Add(state), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream"), jen.Id("o").Id("RunOptions")}
@@ -330,6 +335,7 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 			[]jen.Code{jen.Id("t").Op("*").Id("DeviceTrace")}, []jen.Code{jen.Id("t")}, []jen.Code{jen.Op("*").Qual(mcstatPath, "Moments"), jen.Error()}},
 		{"Run", "Run runs sweeps sweeps on x in chunks, after an automatic burn-in if o\nasks for one, with progress reports, cancellation between chunks, and an\noptional trace whose records' moments it accumulates on the device (see\ngibbsrt.Sampler.Run). It returns what was done.",
 			runParams(jen.Op("*").Id("DeviceState")), runArgs, runRes},
+		burninForward(),
 		{"RunHost", "RunHost is Run on the host state x, copied to the device and back.",
 			runParams(jen.Index().Add(elem(s))), runArgs, runRes},
 		{"SweepChebyshev", "SweepChebyshev runs iterations Chebyshev-accelerated symmetric sweeps on\nx, with prev its previous iterates (as many chains), for burn-in; first\nis the index of the first iteration (0 to start, with prev equal to x).\nSee gibbsrt.Sampler.SweepChebyshev.",
@@ -365,6 +371,7 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 		traceForward(s),
 		{"Run", "Run is Sampler.RunHost on the CPU, with the same bits; its options take\nno Trace or Moments (see gibbsrt.Reference.Run).",
 			runParams(jen.Index().Add(elem(s))), runArgs, runRes},
+		burninForward(),
 		noiseForward(s),
 		exactForward(s),
 	}

@@ -242,6 +242,14 @@ func (s *Sampler) Run(ctx context.Context, x *DeviceState, sweeps int, st Stream
 	return s.s.Run(ctx, x, sweeps, st, o)
 }
 
+// BurninIterations returns the Chebyshev iterations Run's automatic burn-in
+// runs on the model: the least k that cuts the closed-form mean error
+// (Q-norm) by tol from every start (0: gibbsrt.DefaultBurninTolerance; see
+// gibbsrt.Sampler.BurninIterations).
+func (s *Sampler) BurninIterations(tol float64) (int, error) {
+	return s.s.BurninIterations(tol)
+}
+
 // RunHost is Run on the host state x, copied to the device and back.
 func (s *Sampler) RunHost(ctx context.Context, x []float32, sweeps int, st Stream, o RunOptions) (RunResult, error) {
 	return s.s.RunHost(ctx, x, sweeps, st, o)
@@ -347,6 +355,14 @@ func (r *Reference) SweepTrace(x []float32, sweeps int, st Stream, tr Trace, out
 // no Trace or Moments (see gibbsrt.Reference.Run).
 func (r *Reference) Run(ctx context.Context, x []float32, sweeps int, st Stream, o RunOptions) (RunResult, error) {
 	return r.r.Run(ctx, x, sweeps, st, o)
+}
+
+// BurninIterations returns the Chebyshev iterations Run's automatic burn-in
+// runs on the model: the least k that cuts the closed-form mean error
+// (Q-norm) by tol from every start (0: gibbsrt.DefaultBurninTolerance; see
+// gibbsrt.Sampler.BurninIterations).
+func (r *Reference) BurninIterations(tol float64) (int, error) {
+	return r.r.BurninIterations(tol)
 }
 
 // SweepNoise is Sweep with caller-supplied normals: noise[(k*32+i)*chains+c]
