@@ -110,51 +110,34 @@ func planRun[T Float](ctx context.Context, sweeps int, st Stream, o RunOptions[T
 // stream sweeps.
 func (p runPlan) run(ctx context.Context) (RunResult, error) {
 	var done RunResult
-	report := func() error {
-		if p.progress == nil {
-			return nil
-		}
-		if p.beforeReport != nil {
-			return p.beforeReport()
-		}
-		return nil
+	phases := []struct {
+		count        *int
+		total, chunk int
+		from         uint64 // the phase's first stream sweep, past st.Sweep
+		step         func(first, n int, st Stream) error
+	}{
+		{&done.Burnin, p.total.Burnin, p.burnChunk, 0, p.chebyshev},
+		{&done.Sweeps, p.total.Sweeps, p.sweepChunk, uint64(p.total.Burnin), func(_, n int, st Stream) error { return p.sweep(n, st) }},
 	}
-	for done.Burnin < p.total.Burnin {
-		if err := ctx.Err(); err != nil {
-			return done, err
-		}
-		n := min(p.burnChunk, p.total.Burnin-done.Burnin)
-		part := p.st
-		part.Sweep += uint64(done.Burnin)
-		err := p.chebyshev(done.Burnin, n, part)
-		if err == nil {
-			err = report()
-		}
-		if err != nil {
-			return done, err
-		}
-		done.Burnin += n
-		if p.progress != nil {
-			p.progress(done, p.total)
-		}
-	}
-	for done.Sweeps < p.total.Sweeps {
-		if err := ctx.Err(); err != nil {
-			return done, err
-		}
-		n := min(p.sweepChunk, p.total.Sweeps-done.Sweeps)
-		part := p.st
-		part.Sweep += uint64(p.total.Burnin) + uint64(done.Sweeps)
-		err := p.sweep(n, part)
-		if err == nil {
-			err = report()
-		}
-		if err != nil {
-			return done, err
-		}
-		done.Sweeps += n
-		if p.progress != nil {
-			p.progress(done, p.total)
+	for _, ph := range phases {
+		for *ph.count < ph.total {
+			if err := ctx.Err(); err != nil {
+				return done, err
+			}
+			n := min(ph.chunk, ph.total-*ph.count)
+			part := p.st
+			part.Sweep += ph.from + uint64(*ph.count)
+			err := ph.step(*ph.count, n, part)
+			if err == nil && p.progress != nil && p.beforeReport != nil {
+				err = p.beforeReport()
+			}
+			if err != nil {
+				return done, err
+			}
+			*ph.count += n
+			if p.progress != nil {
+				p.progress(done, p.total)
+			}
 		}
 	}
 	return done, nil
