@@ -1187,6 +1187,9 @@ func (b *bench) runMixingModel(mm mixModel) error {
 	setRatios(rows, maxSweeps)
 	b.rep.Mixing = append(b.rep.Mixing, rows...)
 	b.printMixing(mm, rows)
+	if mm.name == "ar1" { // issue 20's target
+		return b.runAutoBurnin(s, mm, x, start, an, rows)
+	}
 	return nil
 }
 

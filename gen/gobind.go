@@ -164,6 +164,21 @@ func exactForward(s Spec) forward {
 		[]jen.Code{jen.Id("x"), jen.Id("st")}, errRes}
 }
 
+func burninForward() forward {
+	return forward{"BurninIterations", "BurninIterations returns the Chebyshev iterations Run's automatic burn-in\nruns on the model: the least k that cuts the closed-form mean error\n(Q-norm) by tol from every start (0: gibbsrt.DefaultBurninTolerance; see\ngibbsrt.Sampler.BurninIterations).",
+		[]jen.Code{jen.Id("tol").Float64()}, []jen.Code{jen.Id("tol")}, []jen.Code{jen.Int(), jen.Error()}}
+}
+
+// runParams are Run's parameters with the state of type state.
+func runParams(state *jen.Statement) []jen.Code {
+	return []jen.Code{jen.Id("ctx").Qual("context", "Context"), jen.Id("x").Add(state), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream"), jen.Id("o").Id("RunOptions")}
+}
+
+var (
+	runArgs = []jen.Code{jen.Id("ctx"), jen.Id("x"), jen.Id("sweeps"), jen.Id("st"), jen.Id("o")}
+	runRes  = []jen.Code{jen.Id("RunResult"), jen.Error()}
+)
+
 func schemeForward() forward {
 	return forward{"SetScheme", "SetScheme sets how later sweeps update the chains: forward, backward or\nsymmetric sweeps, and the over-relaxation ω (0 chooses it from the\nmodel). The default is plain Gibbs (gibbsrt.Plain).",
 		[]jen.Code{jen.Id("sc").Id("Scheme")}, []jen.Code{jen.Id("sc")}, errRes}
@@ -224,6 +239,11 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 		jen.Id("Backward").Op("=").Add(rt("Backward")),
 		jen.Id("Symmetric").Op("=").Add(rt("Symmetric")),
 	)
+	f.Comment("Whether Run burns in first (see gibbsrt.Burnin).")
+	f.Const().Defs(
+		jen.Id("BurninNone").Op("=").Add(rt("BurninNone")),
+		jen.Id("BurninAuto").Op("=").Add(rt("BurninAuto")),
+	)
 	f.Comment(lineComment("The arithmetic of a sweep's passes, Scheme.Form (see gibbsrt.Form): the\nMatrix strategy runs the matrix form, every other strategy the\nsequential one."))
 	f.Const().Defs(
 		jen.Id("FormAuto").Op("=").Add(rt("FormAuto")),
@@ -236,7 +256,8 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 		{"DeviceState", "DeviceState is chain state kept on the device, for SweepDevice; make it\nwith NewDeviceState."},
 		{"HostState", "HostState is chain state in page-locked host memory that Sweep uses in\nplace; make it with NewHostState."},
 		{"DeviceTrace", "DeviceTrace holds the records of SweepDeviceTrace on the device; make\nit with NewDeviceTrace."},
-		{"RunOptions", "RunOptions configure Run: chunk size, trace, device moments, progress."},
+		{"RunOptions", "RunOptions configure Run: chunk size, automatic burn-in, trace, device\nmoments, progress."},
+		{"RunResult", "RunResult is what a Run did: its burn-in's Chebyshev iterations and its\nsweeps (see gibbsrt.RunResult)."},
 		{"Scheme", "Scheme is how sweeps update the chains: the order of each sweep's\ncoordinate updates and the over-relaxation ω (see gibbsrt.Scheme)."},
 		{"Mixing", "Mixing is what a scheme predicts on the model: the ω in use, the rate\nof the mean error and autocorrelation times (see gibbsrt.Mixing)."},
 	} {
@@ -312,9 +333,11 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 			[]jen.Code{jen.Id("x"), jen.Id("sweeps"), jen.Id("st"), jen.Id("t")}, errRes},
 		{"TraceMoments", "TraceMoments reduces the last call's records in t on the device to their\ncount, mean and covariance (mcstat.Moments, mergeable across calls).",
 			[]jen.Code{jen.Id("t").Op("*").Id("DeviceTrace")}, []jen.Code{jen.Id("t")}, []jen.Code{jen.Op("*").Qual(mcstatPath, "Moments"), jen.Error()}},
-		{"Run", "Run runs sweeps sweeps on x in chunks, with progress reports,\ncancellation between chunks, and an optional trace whose records'\nmoments it accumulates on the device (see gibbsrt.Sampler.Run). It\nreturns the number of sweeps done.",
-			[]jen.Code{jen.Id("ctx").Qual("context", "Context"), jen.Id("x").Op("*").Id("DeviceState"), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream"), jen.Id("o").Id("RunOptions")},
-			[]jen.Code{jen.Id("ctx"), jen.Id("x"), jen.Id("sweeps"), jen.Id("st"), jen.Id("o")}, []jen.Code{jen.Int(), jen.Error()}},
+		{"Run", "Run runs sweeps sweeps on x in chunks, after an automatic burn-in if o\nasks for one, with progress reports, cancellation between chunks, and an\noptional trace whose records' moments it accumulates on the device (see\ngibbsrt.Sampler.Run). It returns what was done.",
+			runParams(jen.Op("*").Id("DeviceState")), runArgs, runRes},
+		burninForward(),
+		{"RunHost", "RunHost is Run on the host state x, copied to the device and back.",
+			runParams(jen.Index().Add(elem(s))), runArgs, runRes},
 		{"SweepChebyshev", "SweepChebyshev runs iterations Chebyshev-accelerated symmetric sweeps on\nx, with prev its previous iterates (as many chains), for burn-in; first\nis the index of the first iteration (0 to start, with prev equal to x).\nSee gibbsrt.Sampler.SweepChebyshev.",
 			[]jen.Code{jen.List(jen.Id("x"), jen.Id("prev")).Op("*").Id("DeviceState"), jen.List(jen.Id("first"), jen.Id("iterations")).Int(), jen.Id("st").Id("Stream")},
 			[]jen.Code{jen.Id("x"), jen.Id("prev"), jen.Id("first"), jen.Id("iterations"), jen.Id("st")}, errRes},
@@ -346,6 +369,9 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 			[]jen.Code{jen.List(jen.Id("x"), jen.Id("prev")).Index().Add(elem(s)), jen.List(jen.Id("first"), jen.Id("iterations")).Int(), jen.Id("st").Id("Stream")},
 			[]jen.Code{jen.Id("x"), jen.Id("prev"), jen.Id("first"), jen.Id("iterations"), jen.Id("st")}, errRes},
 		traceForward(s),
+		{"Run", "Run is Sampler.RunHost on the CPU, with the same bits; its options take\nno Trace or Moments (see gibbsrt.Reference.Run).",
+			runParams(jen.Index().Add(elem(s))), runArgs, runRes},
+		burninForward(),
 		noiseForward(s),
 		exactForward(s),
 	}

@@ -1,6 +1,7 @@
 package gibbsrt
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -221,7 +222,7 @@ func referenceAPIProperty[T Float](t *testing.T, seed uint64) {
 		var x, prev, noise, out []T
 		var what string
 		var call func() error
-		switch m := rng.IntN(14); m {
+		switch m := rng.IntN(15); m {
 		case 0:
 			d := dim
 			if rng.IntN(4) == 0 {
@@ -335,6 +336,26 @@ func referenceAPIProperty[T Float](t *testing.T, seed uint64) {
 					func() error { _, err := checkNoiseArgs(dim, lenX, lenNoise, sweeps); return err }(),
 					func() error { _, _, err := deviceTraceShape[T](tr, dim, chains, records); return err }())
 			}
+		case 14:
+			x = apiState(rng, dim, large)
+			sweeps, st := apiInt(rng), apiStream(rng)
+			o := RunOptions[T]{Chunk: pick(rng, 0, 1, 3, -1, math.MaxInt), Burnin: pick(rng, BurninNone, BurninAuto, BurninAuto, 2, -1),
+				BurninTolerance: pick(rng, 0, 0, 0, 1e-2, -1, math.NaN(), 1, 1e-300)}
+			if rng.IntN(10) == 0 {
+				o.Trace = &DeviceTrace[T]{}
+			}
+			ctx := context.Background()
+			if rng.IntN(10) == 0 {
+				ctx = nil
+			}
+			what = fmt.Sprintf("Run(%d elements, %d sweeps, %+v, chunk %d, %v, tolerance %v)", len(x), sweeps, st, o.Chunk, o.Burnin, o.BurninTolerance)
+			call = func() error {
+				res, err := r.Run(ctx, x, sweeps, st, o)
+				if err != nil && res != (RunResult{}) {
+					t.Fatalf("%s failed (%v) after %+v", what, err, res)
+				}
+				return err
+			}
 		}
 		name, _, _ := strings.Cut(what, "(")
 		if err := apiCall(t, what, [][]T{x, prev, noise, out}, call); err != nil {
@@ -344,7 +365,7 @@ func referenceAPIProperty[T Float](t *testing.T, seed uint64) {
 		}
 	}
 	// The cases must reach both outcomes of the calls that do the work.
-	for _, m := range []string{"SetModel", "Sweep", "SweepTrace", "SweepChebyshev", "DrawExact", "SweepNoise"} {
+	for _, m := range []string{"SetModel", "Sweep", "SweepTrace", "SweepChebyshev", "DrawExact", "SweepNoise", "Run"} {
 		if errs[m] == 0 || oks[m] == 0 {
 			t.Errorf("%s: %d errors and %d successes; the cases should reach both", m, errs[m], oks[m])
 		}

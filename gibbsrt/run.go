@@ -2,68 +2,188 @@ package gibbsrt
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 
 	"github.com/gibbsgen/gibbsgen/mcstat"
 )
 
 // RunOptions[T] configure Run. The zero value runs the sweeps in about a
-// hundred launches, with no trace and no progress reports.
+// hundred launches, with no burn-in, no trace and no progress reports.
 type RunOptions[T Float] struct {
-	// Chunk is the number of sweeps per launch: progress is reported, and
-	// cancellation seen, between chunks. 0 picks sweeps/100 (at least 1),
-	// or, with a Trace, the most sweeps whose records it holds.
+	// Chunk is the number of sweeps (or Chebyshev iterations) per launch:
+	// progress is reported, and cancellation seen, between chunks. 0 picks
+	// a phase's count/100 (at least 1), or, for the sweeps with a Trace,
+	// the most sweeps whose records it holds.
 	Chunk int
+	// Burnin, if BurninAuto, runs Chebyshev iterations before the sweeps,
+	// until the closed-form mean error is cut by BurninTolerance (see
+	// Sampler.Run).
+	Burnin Burnin
+	// BurninTolerance is the factor by which the burn-in cuts the Q-norm
+	// of the mean error, in (0, 1); 0 is DefaultBurninTolerance (1e-3).
+	BurninTolerance float64
 	// Trace, if set, records every chunk's states (see Trace); it must
-	// hold a chunk's records, and after Run holds the last chunk's.
+	// hold a chunk's records, and after Run holds the last chunk's. The
+	// burn-in records nothing.
 	Trace *DeviceTrace[T]
 	// Moments, if set (with Trace), has the moments of every chunk's
 	// records merged into it, reduced on the device (TraceMoments).
 	Moments *mcstat.Moments
-	// Progress, if set, is called after every chunk with the sweeps done
-	// and the total, from Run's goroutine.
-	Progress func(done, total int)
+	// Progress, if set, is called after every chunk with what is done and
+	// what the run will do, from Run's goroutine.
+	Progress func(done, total RunResult)
+}
+
+// RunResult is what a Run did: Burnin Chebyshev iterations, which drew
+// the normals of stream sweeps st.Sweep, …, st.Sweep+Burnin−1, then Sweeps
+// sweeps of the scheme, at stream sweeps st.Sweep+Burnin on.
+type RunResult struct {
+	Burnin, Sweeps int
+}
+
+// Next returns the stream that continues a run from st after r: Sweep
+// advanced by Burnin + Sweeps.
+func (r RunResult) Next(st Stream) Stream {
+	st.Sweep += uint64(r.Burnin) + uint64(r.Sweeps)
+	return st
+}
+
+// runPlan is a validated Run: its counts and chunks.
+type runPlan struct {
+	total        RunResult
+	burnChunk    int
+	sweepChunk   int
+	st           Stream
+	progress     func(done, total RunResult)
+	chebyshev    func(first, n int, st Stream) error
+	sweep        func(n int, st Stream) error
+	beforeReport func() error // waits for the chunk, before a report
+}
+
+// planRun checks what every Run shares and returns the plan; burnin
+// computes the burn-in's iterations at a tolerance.
+func planRun[T Float](ctx context.Context, sweeps int, st Stream, o RunOptions[T], burnin func(tol float64) (int, error)) (runPlan, error) {
+	if ctx == nil {
+		return runPlan{}, errors.New("gibbsrt: Run: nil Context; pass context.Background() for none")
+	}
+	if sweeps < 0 {
+		return runPlan{}, fmt.Errorf("gibbsrt: sweeps = %d; the sweep count must be >= 0", sweeps)
+	}
+	if o.Moments != nil && o.Trace == nil {
+		return runPlan{}, errors.New("gibbsrt: Run: Moments needs a Trace to reduce")
+	}
+	if o.Chunk < 0 {
+		return runPlan{}, fmt.Errorf("gibbsrt: Run: Chunk = %d; it must be >= 0", o.Chunk)
+	}
+	if o.Moments != nil && o.Moments.Dim() != o.Trace.sh.cols {
+		return runPlan{}, fmt.Errorf("gibbsrt: Run: Moments of dim %d for a trace of %d coordinates", o.Moments.Dim(), o.Trace.sh.cols)
+	}
+	tol, err := checkBurnin(o.Burnin, o.BurninTolerance)
+	if err != nil {
+		return runPlan{}, err
+	}
+	p := runPlan{total: RunResult{Sweeps: sweeps}, st: st, progress: o.Progress}
+	if tol > 0 {
+		if p.total.Burnin, err = burnin(tol); err != nil {
+			return runPlan{}, err
+		}
+		if sweeps > math.MaxInt-p.total.Burnin {
+			return runPlan{}, fmt.Errorf("gibbsrt: Run: %d burn-in iterations + %d sweeps overflow an int", p.total.Burnin, sweeps)
+		}
+	}
+	phase := func(n int) int {
+		if o.Chunk > 0 {
+			return o.Chunk
+		}
+		return max(1, n/100)
+	}
+	p.burnChunk, p.sweepChunk = phase(p.total.Burnin), phase(sweeps)
+	if o.Chunk == 0 && o.Trace != nil {
+		p.sweepChunk = o.Trace.capacity * o.Trace.sh.thin
+	}
+	return p, nil
+}
+
+// run drives the plan: the burn-in's chunks, then the sweeps', each at its
+// stream sweeps.
+func (p runPlan) run(ctx context.Context) (RunResult, error) {
+	var done RunResult
+	phases := []struct {
+		count        *int
+		total, chunk int
+		from         uint64 // the phase's first stream sweep, past st.Sweep
+		step         func(first, n int, st Stream) error
+	}{
+		{&done.Burnin, p.total.Burnin, p.burnChunk, 0, p.chebyshev},
+		{&done.Sweeps, p.total.Sweeps, p.sweepChunk, uint64(p.total.Burnin), func(_, n int, st Stream) error { return p.sweep(n, st) }},
+	}
+	for _, ph := range phases {
+		for *ph.count < ph.total {
+			if err := ctx.Err(); err != nil {
+				return done, err
+			}
+			n := min(ph.chunk, ph.total-*ph.count)
+			part := p.st
+			part.Sweep += ph.from + uint64(*ph.count)
+			err := ph.step(*ph.count, n, part)
+			if err == nil && p.progress != nil && p.beforeReport != nil {
+				err = p.beforeReport()
+			}
+			if err != nil {
+				return done, err
+			}
+			*ph.count += n
+			if p.progress != nil {
+				p.progress(done, p.total)
+			}
+		}
+	}
+	return done, nil
 }
 
 // Run runs sweeps sweeps on the device-resident state x in chunks, as o
 // says, and returns when they are done, or after the chunk in which ctx was
-// cancelled. It returns the number of sweeps done; the state then holds
-// exactly that many, so a later Run with Stream.Sweep advanced by it
-// continues the same stream. Chunking changes neither the states nor the
-// records (Trace counts absolute sweep indices).
-func (s *Sampler[T]) Run(ctx context.Context, x *DeviceState[T], sweeps int, st Stream, o RunOptions[T]) (int, error) {
+// cancelled. With o.Burnin = BurninAuto it first runs the Chebyshev
+// iterations BurninIterations(o.BurninTolerance) gives (SweepChebyshev,
+// with previous iterates in a device state of its own, copied from x),
+// then the scheme's sweeps. The result counts what was done; the state
+// then holds exactly that, so a later Run from result.Next(st) continues
+// the same stream (a burn-in cut short by ctx is not resumed: the next Run
+// burns in afresh). Chunking changes neither the states nor the records
+// (Trace counts absolute sweep indices), and the twin's Run gives the same
+// bits.
+func (s *Sampler[T]) Run(ctx context.Context, x *DeviceState[T], sweeps int, st Stream, o RunOptions[T]) (RunResult, error) {
 	if err := s.open(); err != nil {
-		return 0, err
+		return RunResult{}, err
 	}
-	if ctx == nil {
-		return 0, fmt.Errorf("gibbsrt: Run: nil Context; pass context.Background() for none")
+	p, err := planRun(ctx, sweeps, st, o, s.BurninIterations)
+	if err != nil {
+		return RunResult{}, err
 	}
-	if sweeps < 0 {
-		return 0, fmt.Errorf("gibbsrt: sweeps = %d; the sweep count must be >= 0", sweeps)
+	// Refused before any work, not by a later chunk's call.
+	if err := st.check(x.Chains(), p.total.Burnin+sweeps); err != nil {
+		return RunResult{}, err
 	}
-	if o.Moments != nil && o.Trace == nil {
-		return 0, fmt.Errorf("gibbsrt: Run: Moments needs a Trace to reduce")
-	}
-	chunk := o.Chunk
-	switch {
-	case chunk < 0:
-		return 0, fmt.Errorf("gibbsrt: Run: Chunk = %d; it must be >= 0", chunk)
-	case chunk == 0 && o.Trace != nil:
-		chunk = o.Trace.capacity * o.Trace.sh.thin
-	case chunk == 0:
-		chunk = max(1, sweeps/100)
-	}
-	if o.Moments != nil && o.Moments.Dim() != o.Trace.sh.cols {
-		return 0, fmt.Errorf("gibbsrt: Run: Moments of dim %d for a trace of %d coordinates", o.Moments.Dim(), o.Trace.sh.cols)
-	}
-	done := 0
-	for done < sweeps {
-		if err := ctx.Err(); err != nil {
-			return done, err
+	if p.total.Burnin > 0 && sweeps > 0 && o.Trace != nil {
+		// A trace the sampling's first chunk cannot use is refused before
+		// the burn-in changes the state.
+		if err := s.checkTrace(o.Trace, x.Chains(), min(p.sweepChunk, sweeps), RunResult{Burnin: p.total.Burnin}.Next(st)); err != nil {
+			return RunResult{}, err
 		}
-		n := min(chunk, sweeps-done)
-		part := st
-		part.Sweep += uint64(done)
+	}
+	if p.total.Burnin > 0 {
+		prev, err := s.cloneState(x)
+		if prev != nil {
+			defer prev.Free()
+		}
+		if err != nil {
+			return RunResult{}, err
+		}
+		p.chebyshev = func(first, n int, part Stream) error { return s.SweepChebyshev(x, prev, first, n, part) }
+	}
+	p.sweep = func(n int, part Stream) error {
 		var err error
 		if o.Trace != nil {
 			err = s.SweepDeviceTrace(x, n, part, o.Trace)
@@ -76,16 +196,79 @@ func (s *Sampler[T]) Run(ctx context.Context, x *DeviceState[T], sweeps int, st 
 				err = o.Moments.Merge(m)
 			}
 		}
-		if err == nil && o.Progress != nil {
-			err = s.Synchronize()
-		}
-		if err != nil {
-			return done, err
-		}
-		done += n
-		if o.Progress != nil {
-			o.Progress(done, sweeps)
-		}
+		return err
+	}
+	p.beforeReport = s.Synchronize
+	done, err := p.run(ctx)
+	if err != nil {
+		return done, err
 	}
 	return done, s.Synchronize()
+}
+
+// checkTrace is SweepDeviceTrace's check of t for a call of sweeps sweeps
+// over chains chains from st, without its effect on t's record count.
+func (s *Sampler[T]) checkTrace(t *DeviceTrace[T], chains, sweeps int, st Stream) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	records := t.records
+	err := t.prepare(s, chains, sweeps, st)
+	t.records = records
+	return err
+}
+
+// RunHost is Run on the host state x, [chains][dim]: it is copied to a
+// device state of its own, run there, and copied back, also when Run stops
+// early (x then holds what the result counts).
+func (s *Sampler[T]) RunHost(ctx context.Context, x []T, sweeps int, st Stream, o RunOptions[T]) (RunResult, error) {
+	if err := s.open(); err != nil {
+		return RunResult{}, err
+	}
+	chains, err := CheckSweepArgs(s.m.Dim, len(x), 0, st)
+	if err != nil {
+		return RunResult{}, err
+	}
+	ds, err := s.NewDeviceState(chains)
+	if err != nil {
+		return RunResult{}, err
+	}
+	defer ds.Free()
+	if err := ds.Upload(x); err != nil {
+		return RunResult{}, err
+	}
+	done, err := s.Run(ctx, ds, sweeps, st, o)
+	if derr := ds.Download(x); err == nil {
+		err = derr
+	}
+	return done, err
+}
+
+// Run is Sampler.RunHost on the CPU, with the same bits: the same
+// Chebyshev iterations and sweeps on the same stream sweeps, in chunks
+// that change nothing. Its options take no Trace or Moments (device
+// buffers; SweepTrace records on the CPU), and Progress is called after
+// every chunk.
+func (r *Reference[T]) Run(ctx context.Context, x []T, sweeps int, st Stream, o RunOptions[T]) (RunResult, error) {
+	if o.Trace != nil || o.Moments != nil {
+		return RunResult{}, errors.New("gibbsrt: Reference.Run: Trace and Moments are device buffers; record on the CPU with SweepTrace")
+	}
+	if r.p == nil {
+		return RunResult{}, errors.New("gibbsrt: Run called before SetModel")
+	}
+	if _, err := CheckSweepArgs(r.p.dim, len(x), 0, st); err != nil {
+		return RunResult{}, err
+	}
+	p, err := planRun(ctx, sweeps, st, o, r.BurninIterations)
+	if err != nil {
+		return RunResult{}, err
+	}
+	if err := st.check(len(x)/r.p.dim, p.total.Burnin+sweeps); err != nil {
+		return RunResult{}, err
+	}
+	if p.total.Burnin > 0 {
+		prev := append([]T(nil), x...)
+		p.chebyshev = func(first, n int, part Stream) error { return r.SweepChebyshev(x, prev, first, n, part) }
+	}
+	p.sweep = func(n int, part Stream) error { return r.Sweep(x, n, part) }
+	return p.run(ctx)
 }

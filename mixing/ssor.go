@@ -14,8 +14,18 @@ import (
 // radius is 1 − λmin. The eigenvalues lie in (0, 1]; they are those of the
 // symmetric R⁻¹QR⁻ᵀ, M = RRᵀ.
 func SSORSpectrum(q mat.Symmetric, omega float64) (lmin, lmax float64, err error) {
+	v, err := SSOREigenvalues(q, omega)
+	if err != nil {
+		return 0, 0, err
+	}
+	return v[0], v[len(v)-1], nil
+}
+
+// SSOREigenvalues returns every eigenvalue of M⁻¹Q (see SSORSpectrum), in
+// ascending order.
+func SSOREigenvalues(q mat.Symmetric, omega float64) ([]float64, error) {
 	if !(omega > 0 && omega < 2) {
-		return 0, 0, fmt.Errorf("mixing: ω = %v: it must lie in (0, 2)", omega)
+		return nil, fmt.Errorf("mixing: ω = %v: it must lie in (0, 2)", omega)
 	}
 	n := q.SymmetricDim()
 	// R = sqrt(ω/(2−ω))·(D/ω + L)·D^(−1/2), lower triangular.
@@ -24,7 +34,7 @@ func SSORSpectrum(q mat.Symmetric, omega float64) (lmin, lmax float64, err error
 	for j := 0; j < n; j++ {
 		d := q.At(j, j)
 		if !(d > 0) {
-			return 0, 0, fmt.Errorf("mixing: Q[%d][%d] = %v: the diagonal must be positive", j, j, d)
+			return nil, fmt.Errorf("mixing: Q[%d][%d] = %v: the diagonal must be positive", j, j, d)
 		}
 		s := f / math.Sqrt(d)
 		r.SetTri(j, j, d/omega*s)
@@ -34,10 +44,10 @@ func SSORSpectrum(q mat.Symmetric, omega float64) (lmin, lmax float64, err error
 	}
 	var a, b mat.Dense
 	if err := a.Solve(r, q); err != nil {
-		return 0, 0, errors.New("mixing: the SSOR splitting is singular")
+		return nil, errors.New("mixing: the SSOR splitting is singular")
 	}
 	if err := b.Solve(r, a.T()); err != nil {
-		return 0, 0, errors.New("mixing: the SSOR splitting is singular")
+		return nil, errors.New("mixing: the SSOR splitting is singular")
 	}
 	s := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
@@ -47,10 +57,9 @@ func SSORSpectrum(q mat.Symmetric, omega float64) (lmin, lmax float64, err error
 	}
 	var eig mat.EigenSym
 	if !eig.Factorize(s, false) {
-		return 0, 0, errors.New("mixing: the eigenvalue decomposition did not converge")
+		return nil, errors.New("mixing: the eigenvalue decomposition did not converge")
 	}
-	v := eig.Values(nil)
-	return v[0], v[len(v)-1], nil
+	return eig.Values(nil), nil
 }
 
 // Chebyshev is the schedule of Chebyshev-accelerated symmetric sweeps (Fox

@@ -240,7 +240,9 @@ func onGPU(o options, q [][]float64, mu []float64, stderr io.Writer) (draws, err
 		return draws{}, err
 	}
 	st := gibbs8.Stream{Seed: o.seed}
-	progress := func(done, total int) { fmt.Fprintf(stderr, "\rburn-in: %d/%d sweeps", done, total) }
+	progress := func(done, total gibbs8.RunResult) {
+		fmt.Fprintf(stderr, "\rburn-in: %d/%d sweeps", done.Sweeps, total.Sweeps)
+	}
 	if _, err := s.Run(context.Background(), x, o.burnin, st, gibbs8.RunOptions{Chunk: max(1, o.burnin/10), Progress: progress}); err != nil {
 		return draws{}, err
 	}

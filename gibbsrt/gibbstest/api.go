@@ -260,9 +260,27 @@ func (a *gpuAPI[T]) call() {
 		if rng.IntN(10) == 0 {
 			ctx = nil
 		}
-		what, f = fmt.Sprintf("Run(%d chains, %d sweeps, %+v, chunk %d)", x.Chains(), sweeps, st, o.Chunk), func() error {
-			_, err := rt.Run(ctx, x, sweeps, st, o)
+		if rng.IntN(2) == 0 {
+			o.Burnin = pickOf(rng, gibbsrt.BurninAuto, gibbsrt.BurninAuto, 2)
+			o.BurninTolerance = pickOf(rng, 0, 0, 1e-2, -1, math.NaN(), 1e-300)
+		}
+		what, f = fmt.Sprintf("Run(%d chains, %d sweeps, %+v, chunk %d, burn-in %v, tolerance %v)", x.Chains(), sweeps, st, o.Chunk, o.Burnin, o.BurninTolerance), func() error {
+			res, err := rt.Run(ctx, x, sweeps, st, o)
+			if err != nil && res.Burnin > 0 && res.Sweeps == 0 {
+				// (A trace whose later chunks hold more records than the
+				// first's can fail later; the sampling's first chunk is
+				// checked before the burn-in.)
+				t.Errorf("Run failed (%v) after its burn-in, %+v: a bad argument must be refused before any work", err, res)
+			}
 			return err
+		}
+		if rng.IntN(3) == 0 {
+			hx := a.state()
+			args = [][]T{hx}
+			what, f = fmt.Sprintf("RunHost(%d elements, %d sweeps, %+v, chunk %d, burn-in %v, tolerance %v)", len(hx), sweeps, st, o.Chunk, o.Burnin, o.BurninTolerance), func() error {
+				_, err := rt.RunHost(ctx, hx, sweeps, st, o)
+				return err
+			}
 		}
 	case 15:
 		x, prev := a.deviceState(), a.deviceState()

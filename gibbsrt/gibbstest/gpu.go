@@ -390,10 +390,10 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 		m, _ := mcstat.NewMoments(d)
 		var reports []int
 		done, err := rt.Run(context.Background(), ds, sweeps, st, gibbsrt.RunOptions[T]{
-			Chunk: chunk, Trace: dt, Moments: m, Progress: func(done, total int) { reports = append(reports, done) },
+			Chunk: chunk, Trace: dt, Moments: m, Progress: func(done, total gibbsrt.RunResult) { reports = append(reports, done.Sweeps) },
 		})
-		if err != nil || done != sweeps {
-			t.Fatalf("Run: %d sweeps done, %v", done, err)
+		if err != nil || done != (gibbsrt.RunResult{Sweeps: sweeps}) {
+			t.Fatalf("Run: %+v done, %v", done, err)
 		}
 		if fmt.Sprint(reports) != "[6 12 18 20]" {
 			t.Errorf("progress reports %v, want [6 12 18 20]", reports)
@@ -423,9 +423,9 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 		if err := ds.Upload(x0); err != nil {
 			t.Fatal(err)
 		}
-		done, err = rt.Run(ctx, ds, sweeps, st, gibbsrt.RunOptions[T]{Chunk: chunk, Progress: func(int, int) { cancel() }})
-		if !errors.Is(err, context.Canceled) || done != chunk {
-			t.Fatalf("cancelled Run: %d sweeps, %v; want %d and context.Canceled", done, err, chunk)
+		done, err = rt.Run(ctx, ds, sweeps, st, gibbsrt.RunOptions[T]{Chunk: chunk, Progress: func(_, _ gibbsrt.RunResult) { cancel() }})
+		if !errors.Is(err, context.Canceled) || done != (gibbsrt.RunResult{Sweeps: chunk}) {
+			t.Fatalf("cancelled Run: %+v, %v; want %d sweeps and context.Canceled", done, err, chunk)
 		}
 		want = append(want[:0], x0...)
 		if err := ref.Sweep(want, chunk, st); err != nil {

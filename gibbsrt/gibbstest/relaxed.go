@@ -206,7 +206,8 @@ func checkIterate[T gibbsrt.Float](t TB, what string, m Model, x []T, chains int
 // bit, for every strategy the package holds: sweeps of each scheme (and of
 // a symmetric one whose ω SetModel chooses) at several batch sizes and
 // sweep counts, a traced symmetric call, and Chebyshev iterations (states
-// and previous iterates); and that both choose the same ω.
+// and previous iterates); that both choose the same ω; and Run with
+// automatic burn-in (gpuRunBurnin).
 func GPURelaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	g := OpenGPU(t, h)
 	d := h.Dim
@@ -293,6 +294,7 @@ func GPURelaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			})
 		}
 	}
+	t.Run("RunBurnin", func(t *testing.T) { gpuRunBurnin(t, h, g) })
 	if err := g.SetScheme(gibbsrt.Plain); err != nil {
 		t.Fatal(err)
 	}

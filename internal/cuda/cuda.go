@@ -188,6 +188,7 @@ type driver struct {
 	cuMemFree                 func(ptr uint64) Result
 	cuMemcpyHtoD              func(dst uint64, src unsafe.Pointer, bytes uintptr) Result
 	cuMemcpyDtoH              func(dst unsafe.Pointer, src uint64, bytes uintptr) Result
+	cuMemcpyDtoD              func(dst, src uint64, bytes uintptr) Result
 	cuMemsetD32               func(dst uint64, value uint32, count uintptr) Result
 	cuLaunchKernel            func(f uintptr, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedBytes uint32, stream uintptr, params, extra unsafe.Pointer) Result
 	cuEventCreate             func(e *uintptr, flags uint32) Result
@@ -277,6 +278,7 @@ func loadDriverFrom(library string) (*driver, error) {
 		{&d.cuMemFree, []string{"cuMemFree_v2"}, nil},
 		{&d.cuMemcpyHtoD, []string{"cuMemcpyHtoD_v2"}, nil},
 		{&d.cuMemcpyDtoH, []string{"cuMemcpyDtoH_v2"}, nil},
+		{&d.cuMemcpyDtoD, []string{"cuMemcpyDtoD_v2"}, nil},
 		{&d.cuMemsetD32, []string{"cuMemsetD32_v2"}, nil},
 		{&d.cuLaunchKernel, []string{"cuLaunchKernel"}, nil},
 		{&d.cuEventCreate, []string{"cuEventCreate"}, nil},
@@ -618,6 +620,20 @@ func (l Locked) CopyFromDevice(dst unsafe.Pointer, src DevicePtr, bytes uint64) 
 	err = check("cuMemcpyDtoH_v2", l.c.drv.cuMemcpyDtoH(dst, uint64(src), n))
 	runtime.KeepAlive(dst)
 	return err
+}
+
+// CopyDeviceToDevice is a copy of bytes from src to dst, both device
+// memory, inside Do. It is ordered on the null stream, after the work
+// queued before it.
+func (l Locked) CopyDeviceToDevice(dst, src DevicePtr, bytes uint64) error {
+	if bytes == 0 {
+		return nil
+	}
+	n, err := sizeT("CopyDeviceToDevice", bytes)
+	if err != nil {
+		return err
+	}
+	return check("cuMemcpyDtoD_v2", l.c.drv.cuMemcpyDtoD(uint64(dst), uint64(src), n))
 }
 
 // Memset32 sets count 32-bit words at dst to value.

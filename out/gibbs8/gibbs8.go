@@ -64,6 +64,12 @@ const (
 	Symmetric = gibbsrt.Symmetric
 )
 
+// Whether Run burns in first (see gibbsrt.Burnin).
+const (
+	BurninNone = gibbsrt.BurninNone
+	BurninAuto = gibbsrt.BurninAuto
+)
+
 // The arithmetic of a sweep's passes, Scheme.Form (see gibbsrt.Form): the
 // Matrix strategy runs the matrix form, every other strategy the
 // sequential one.
@@ -88,8 +94,13 @@ type HostState = gibbsrt.HostState[float32]
 // it with NewDeviceTrace.
 type DeviceTrace = gibbsrt.DeviceTrace[float32]
 
-// RunOptions configure Run: chunk size, trace, device moments, progress.
+// RunOptions configure Run: chunk size, automatic burn-in, trace, device
+// moments, progress.
 type RunOptions = gibbsrt.RunOptions[float32]
+
+// RunResult is what a Run did: its burn-in's Chebyshev iterations and its
+// sweeps (see gibbsrt.RunResult).
+type RunResult = gibbsrt.RunResult
 
 // Scheme is how sweeps update the chains: the order of each sweep's
 // coordinate updates and the over-relaxation ω (see gibbsrt.Scheme).
@@ -223,12 +234,25 @@ func (s *Sampler) TraceMoments(t *DeviceTrace) (*mcstat.Moments, error) {
 	return s.s.TraceMoments(t)
 }
 
-// Run runs sweeps sweeps on x in chunks, with progress reports,
-// cancellation between chunks, and an optional trace whose records'
-// moments it accumulates on the device (see gibbsrt.Sampler.Run). It
-// returns the number of sweeps done.
-func (s *Sampler) Run(ctx context.Context, x *DeviceState, sweeps int, st Stream, o RunOptions) (int, error) {
+// Run runs sweeps sweeps on x in chunks, after an automatic burn-in if o
+// asks for one, with progress reports, cancellation between chunks, and an
+// optional trace whose records' moments it accumulates on the device (see
+// gibbsrt.Sampler.Run). It returns what was done.
+func (s *Sampler) Run(ctx context.Context, x *DeviceState, sweeps int, st Stream, o RunOptions) (RunResult, error) {
 	return s.s.Run(ctx, x, sweeps, st, o)
+}
+
+// BurninIterations returns the Chebyshev iterations Run's automatic burn-in
+// runs on the model: the least k that cuts the closed-form mean error
+// (Q-norm) by tol from every start (0: gibbsrt.DefaultBurninTolerance; see
+// gibbsrt.Sampler.BurninIterations).
+func (s *Sampler) BurninIterations(tol float64) (int, error) {
+	return s.s.BurninIterations(tol)
+}
+
+// RunHost is Run on the host state x, copied to the device and back.
+func (s *Sampler) RunHost(ctx context.Context, x []float32, sweeps int, st Stream, o RunOptions) (RunResult, error) {
+	return s.s.RunHost(ctx, x, sweeps, st, o)
 }
 
 // SweepChebyshev runs iterations Chebyshev-accelerated symmetric sweeps on
@@ -325,6 +349,20 @@ func (r *Reference) SweepChebyshev(x, prev []float32, first, iterations int, st 
 // gibbsrt.Trace), and returns the number of records.
 func (r *Reference) SweepTrace(x []float32, sweeps int, st Stream, tr Trace, out []float32) (int, error) {
 	return r.r.SweepTrace(x, sweeps, st, tr, out)
+}
+
+// Run is Sampler.RunHost on the CPU, with the same bits; its options take
+// no Trace or Moments (see gibbsrt.Reference.Run).
+func (r *Reference) Run(ctx context.Context, x []float32, sweeps int, st Stream, o RunOptions) (RunResult, error) {
+	return r.r.Run(ctx, x, sweeps, st, o)
+}
+
+// BurninIterations returns the Chebyshev iterations Run's automatic burn-in
+// runs on the model: the least k that cuts the closed-form mean error
+// (Q-norm) by tol from every start (0: gibbsrt.DefaultBurninTolerance; see
+// gibbsrt.Sampler.BurninIterations).
+func (r *Reference) BurninIterations(tol float64) (int, error) {
+	return r.r.BurninIterations(tol)
 }
 
 // SweepNoise is Sweep with caller-supplied normals: noise[(k*8+i)*chains+c]

@@ -1,0 +1,96 @@
+package gibbstest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/gibbsgen/gibbsgen/gibbsrt"
+)
+
+// gpuRunBurnin checks Run with automatic burn-in on the GPU against the
+// twin's Run, bit for bit, with each sequential strategy of the package:
+// on device state (Sampler.Run) and on host state (RunHost), each chunked
+// unlike the twin, on AR(1) ρ = 0.95 under a symmetric scheme from
+// mu + 10 sd; the counts and the progress reports agree too.
+func gpuRunBurnin[T gibbsrt.Float](t *testing.T, h Harness[T], g GPUSampler[T]) {
+	d := h.Dim
+	rt := g.Runtime()
+	const rho = 0.95
+	m := AR1(d, rho, NonzeroMean(d))
+	sc := gibbsrt.Scheme{Kind: gibbsrt.Symmetric}
+	ref := gibbsrt.NewReference[T]()
+	if err := ref.SetScheme(sc); err != nil {
+		t.Fatal(err)
+	}
+	if err := ref.SetModel(d, m.Rows(), m.Mu); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.SetScheme(sc); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.SetModel(m.Rows(), m.Mu); err != nil {
+		t.Fatal(err)
+	}
+	chains := cpuChains(300, d, 50)
+	x0 := make([]T, chains*d)
+	for i := range x0 {
+		x0[i] = T(m.Mu[i%d] + 10*math.Sqrt(AR1Covariance(0, 0, rho)))
+	}
+	const sweeps = 13
+	st := gibbsrt.Stream{Seed: 0x5eed5eed, Sweep: 1<<36 + 1, Chain: 1<<32 + 7}
+	ctx := context.Background()
+	want := slices.Clone(x0)
+	wres, err := ref.Run(ctx, want, sweeps, st, gibbsrt.RunOptions[T]{Burnin: gibbsrt.BurninAuto})
+	if err != nil || wres.Burnin == 0 || wres.Sweeps != sweeps {
+		t.Fatalf("the twin's Run: %+v, %v", wres, err)
+	}
+	for _, s := range strategies(g) {
+		t.Run(s.String(), func(t *testing.T) {
+			if err := g.SetStrategy(s); err != nil {
+				t.Fatal(err)
+			}
+			ds, err := rt.NewDeviceState(chains)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ds.Free()
+			if err := ds.Upload(x0); err != nil {
+				t.Fatal(err)
+			}
+			var last gibbsrt.RunResult
+			reports := 0
+			res, err := rt.Run(ctx, ds, sweeps, st, gibbsrt.RunOptions[T]{Burnin: gibbsrt.BurninAuto, Chunk: 5,
+				Progress: func(done, total gibbsrt.RunResult) {
+					if total != wres {
+						t.Errorf("progress total %+v, want %+v", total, wres)
+					}
+					last = done
+					reports++
+				}})
+			if err != nil || res != wres {
+				t.Fatalf("Run on device state: %+v, %v; the twin's %+v", res, err, wres)
+			}
+			if wantReports := (wres.Burnin+4)/5 + (sweeps+4)/5; last != wres || reports != wantReports {
+				t.Errorf("%d progress reports, the last %+v; want %d, the last %+v", reports, last, wantReports, wres)
+			}
+			got := make([]T, len(x0))
+			if err := ds.Download(got); err != nil {
+				t.Fatal(err)
+			}
+			requireEqual(t, "Run with burn-in on device state vs the twin's Run", got, want, d)
+
+			got = slices.Clone(x0)
+			res, err = rt.RunHost(ctx, got, sweeps, st, gibbsrt.RunOptions[T]{Burnin: gibbsrt.BurninAuto, Chunk: 3})
+			if err != nil || res != wres {
+				t.Fatalf("RunHost: %+v, %v; the twin's %+v", res, err, wres)
+			}
+			requireEqual(t, fmt.Sprintf("RunHost with burn-in (%d iterations) vs the twin's Run", wres.Burnin), got, want, d)
+		})
+	}
+	if err := g.SetStrategy(gibbsrt.Auto); err != nil {
+		t.Fatal(err)
+	}
+}
