@@ -76,7 +76,7 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 				chains, sweeps int
 			}
 			var runs []run
-			for _, k := range s.Kernels() {
+			for _, k := range s.kernels() {
 				if k.Role != kernels.Sweep || k.PTX {
 					continue
 				}
@@ -115,7 +115,7 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 			// Exact draws: the Matrix strategy's Ext entry point, kind 3.
 			exact := kernels.ForStrategy(kernels.Matrix)
 			var exactStart []T
-			if slices.Contains(s.Kernels(), exact) {
+			if slices.Contains(s.kernels(), exact) {
 				const chains = 37
 				exactStart = make([]T, chains*dim)
 				x := d.Upload(exactStart)
@@ -165,7 +165,7 @@ func uploadTables[T gibbsrt.Float](t *testing.T, d *emuDevice, s Spec, ref *gibb
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sym := range kernels.SymbolsOf(s.Kernels()) {
+	for _, sym := range kernels.SymbolsOf(s.kernels()) {
 		switch sym.Name {
 		case kernels.SymbolWeight, kernels.SymbolWeightG:
 			d.Symbol(sym.Name, co.Weight)
@@ -266,7 +266,7 @@ func extKernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large
 					}
 				}
 				uploadTables(t, d, s, refs[gibbsrt.FormSequential])
-				for _, k := range s.Kernels() {
+				for _, k := range s.kernels() {
 					if k.Role != kernels.Sweep || k.PTX {
 						continue
 					}
