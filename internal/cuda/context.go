@@ -26,6 +26,8 @@ const (
 // its thread, makes the context current, calls the driver and unlocks. That
 // makes all methods except Close safe for concurrent use.
 type Context struct {
+	ops // the device calls it shares with Locked; ops.c is this Context
+
 	drv     *driver
 	dev     int32
 	ordinal int
@@ -104,8 +106,7 @@ func OpenDevice(ordinal int) (*Context, error) {
 		}
 		return nil, detail([]error{ErrNoDevice}, "gibbsrt: device %d requested but only %d CUDA device%s", ordinal, count, plural)
 	}
-	c := &Context{drv: d, ordinal: ordinal}
-	c.idle.L = &c.mu
+	c := newContext(d, ordinal)
 	if err := check("cuDeviceGet", d.cuDeviceGet(&c.dev, int32(ordinal))); err != nil {
 		return nil, err
 	}
@@ -134,6 +135,14 @@ func OpenDevice(ordinal int) (*Context, error) {
 	return c, nil
 }
 
+// newContext is the Context of device ordinal before it is opened.
+func newContext(d *driver, ordinal int) *Context {
+	c := &Context{drv: d, ordinal: ordinal}
+	c.ops = ops{c: c}
+	c.idle.L = &c.mu
+	return c
+}
+
 // Close releases the primary context. It waits for calls in progress on
 // other goroutines; it must not be called from inside Do. Calling it again
 // does nothing. Device memory, modules and events still held are freed
@@ -154,12 +163,40 @@ func (c *Context) Close() error {
 
 // Locked is the context made current on a locked OS thread: the view that
 // Do hands its function. Its methods skip Do's locking, so a sequence of
-// calls pays for it once; it is valid only during that call of Do.
-type Locked struct{ c *Context }
+// calls pays for it once; it is valid only during that call of Do. It has
+// the device calls of a Context (Alloc, Free, CopyToDevice,
+// CopyFromDevice, Memset32, Launch, Synchronize) and those that are made
+// inside Do only (streams, host memory, Unload).
+type Locked struct{ ops }
 
 // Do runs f with the context current on a locked OS thread. Methods of c
 // may be called from f; Close may not.
-func (c *Context) Do(f func(Locked) error) error { return c.do(func() error { return f(Locked{c}) }) }
+func (c *Context) Do(f func(Locked) error) error {
+	return c.do(func() error { return f(Locked{ops{c: c, inDo: true}}) })
+}
+
+// ops are the device calls of both a Context and a Locked, each written
+// once: on a Context each call runs in a Do of its own, on a Locked, inside
+// Do already, directly.
+type ops struct {
+	c    *Context
+	inDo bool
+}
+
+// run runs f with the context current on a locked OS thread.
+func (o ops) run(f func() error) error {
+	if o.inDo {
+		return f()
+	}
+	return o.c.do(f)
+}
+
+// Synchronize waits for all work on the context to finish. Errors from
+// kernels (illegal address, ...) surface here, since launches are
+// asynchronous.
+func (o ops) Synchronize() error {
+	return o.run(func() error { return check("cuCtxSynchronize", o.c.drv.cuCtxSynchronize()) })
+}
 
 func (c *Context) do(f func() error) error {
 	c.mu.Lock()

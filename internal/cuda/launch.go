@@ -50,22 +50,13 @@ func kernelParams(args []any) (vals []uint64, ptrs []unsafe.Pointer, err error) 
 // order, each a DevicePtr, uint64, int64, uint32, int32, float32 or float64, passed
 // by value as the matching C type. The launch is asynchronous: errors in
 // the kernel itself surface at the next synchronizing call.
-func (c *Context) Launch(f Function, grid, block [3]uint32, sharedBytes uint32, args ...any) error {
+func (o ops) Launch(f Function, grid, block [3]uint32, sharedBytes uint32, args ...any) error {
 	// Bad arguments are reported before the context is touched.
 	vals, ptrs, err := launchParams(f, args)
 	if err != nil {
 		return err
 	}
-	return c.do(func() error { return c.launchPacked(0, f, grid, block, sharedBytes, vals, ptrs) })
-}
-
-// Launch is Context.Launch inside Do.
-func (l Locked) Launch(f Function, grid, block [3]uint32, sharedBytes uint32, args ...any) error {
-	vals, ptrs, err := launchParams(f, args)
-	if err != nil {
-		return err
-	}
-	return l.c.launchPacked(0, f, grid, block, sharedBytes, vals, ptrs)
+	return o.run(func() error { return o.c.launchPacked(0, f, grid, block, sharedBytes, vals, ptrs) })
 }
 
 func launchParams(f Function, args []any) (vals []uint64, ptrs []unsafe.Pointer, err error) {

@@ -105,7 +105,7 @@ func (m *Module) Unload() error {
 	if unloaded {
 		return nil
 	}
-	return m.ctx.do(func() error { return Locked{m.ctx}.Unload(m) })
+	return m.ctx.Do(func(l Locked) error { return l.Unload(m) })
 }
 
 // Unload is Module.Unload inside Do.
