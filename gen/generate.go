@@ -15,7 +15,7 @@ func Generate(ctx context.Context, s Spec, tc *Toolchain, threads int) (Package,
 	}
 	targets := s.Arch
 	if len(targets) == 0 {
-		targets = tc.DefaultTargets()
+		targets = tc.defaultTargets()
 	} else if err := tc.checkArch(targets); err != nil {
 		return Package{}, Build{}, err
 	}

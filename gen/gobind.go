@@ -60,7 +60,7 @@ func goPackage(s *module, src, ptx source, b Build) (Package, error) {
 	for name, data := range files {
 		m.Files[name] = sha(data)
 	}
-	mb, err := m.Encode()
+	mb, err := m.encode()
 	if err != nil {
 		return Package{}, err
 	}

@@ -176,8 +176,8 @@ func (s *module) manifest(src, ptx source, b Build) Manifest {
 	}
 }
 
-// Encode renders the manifest as indented JSON with a final newline.
-func (m Manifest) Encode() ([]byte, error) {
+// encode renders the manifest as indented JSON with a final newline.
+func (m Manifest) encode() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // keep "<<" readable; the manifest is not HTML

@@ -113,7 +113,7 @@ func archNumber(a string) (int, bool) {
 // minDefaultArch is the oldest architecture built by default (Turing).
 const minDefaultArch = 75
 
-// DefaultTargets is, for each GPU generation (major compute capability)
+// defaultTargets is, for each GPU generation (major compute capability)
 // from sm_75 up that nvcc supports, its oldest real architecture, plus PTX
 // for the oldest of them, which newer GPUs JIT-compile: with nvcc 11.8,
 // sm_75, sm_80, sm_90 and compute_75. Machine code for sm_XY runs on every
@@ -123,7 +123,7 @@ const minDefaultArch = 75
 // (docs/BENCHMARKS.md, issue 18). PTX for a newer virtual architecture
 // would be the same code (see nvccArgs) at the cost of another front-end
 // pass.
-func (tc *Toolchain) DefaultTargets() []string {
+func (tc *Toolchain) defaultTargets() []string {
 	var out []string
 	oldest := 0
 	generation := map[int]int{} // major version → its oldest real architecture

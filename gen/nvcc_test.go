@@ -237,9 +237,9 @@ func TestDefaultTargets(t *testing.T) {
 		{"nothing", nil, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := (&Toolchain{Codes: tc.codes, Virtual: tc.virtual}).DefaultTargets()
+			got := (&Toolchain{Codes: tc.codes, Virtual: tc.virtual}).defaultTargets()
 			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("DefaultTargets() = %v, want %v", got, tc.want)
+				t.Errorf("defaultTargets() = %v, want %v", got, tc.want)
 			}
 		})
 	}
