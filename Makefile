@@ -78,7 +78,7 @@ gpu-test-large: setup
 bench:
 	CGO_ENABLED=0 $(GO) build -ldflags="$(XLDFLAGS)" -o bin/gibbsbench ./bench
 
-# The examples, for a GPU machine: bin/mvn -model examples/mvn/testdata/ar1-8.mtx,
+# The examples, for a GPU machine: bin/mvn -model testdata/ar1-8.mtx,
 # and bin/shard (examples/shard: one shard of a run, and the merge).
 example:
 	CGO_ENABLED=0 $(GO) build -ldflags="$(XLDFLAGS)" -o bin/mvn ./examples/mvn

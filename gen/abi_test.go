@@ -31,25 +31,21 @@ func normalizeParams(s string) string {
 // table, for every kernel, in table order. (gibbsrt's
 // TestLaunchArgsMatchTable checks the launch argument lists.)
 func TestKernelABI(t *testing.T) {
-	s := Spec{Dim: 7, Package: "p", Dir: "x"}
-	src, err := RenderCUDA(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	psrc, ok, err := RenderPTXSource(s)
-	if err != nil || !ok {
-		t.Fatalf("RenderPTXSource: %v, %v", ok, err)
+	s := resolved(t, Spec{Dim: 7, Package: "p", Dir: "x"})
+	src, psrc, err := s.render()
+	if err != nil || psrc.Text == nil {
+		t.Fatalf("render: no PTX source (%v)", err)
 	}
 	// The fatbin's source, then the PTX's: the table's order.
 	found, order := kernelSignatures(append(append([]byte(nil), src.Text...), psrc.Text...))
-	manifest := Kernels(s.Kernels(), s.Dim, kernels.Float32)
+	manifest := s.manifestKernels()
 	type entry struct {
 		name   string
 		params []kernels.Param
 	}
 	var want []string
 	m := 0
-	for _, k := range s.Kernels() {
+	for _, k := range s.all {
 		var entries []entry
 		for _, ep := range k.EntryPoints() {
 			name, params := k.EntryPoint(ep)
@@ -86,7 +82,7 @@ func TestKernelABI(t *testing.T) {
 	// The sources define the fatbin's kernels, then the PTX's, each in
 	// table order.
 	var wantOrder []string
-	for _, ks := range [][]*kernels.Kernel{fatbinKernels(s.Kernels()), ptxKernels(s.Kernels())} {
+	for _, ks := range [][]*kernels.Kernel{s.fatbin.kernels, s.ptx.kernels} {
 		for _, k := range ks {
 			for _, ep := range k.EntryPoints() {
 				name, _ := k.EntryPoint(ep)
@@ -102,7 +98,7 @@ func TestKernelABI(t *testing.T) {
 // TestKernelABICatchesDrift shows the signature check can fail: a template
 // whose signature drifted from the table is told apart.
 func TestKernelABICatchesDrift(t *testing.T) {
-	src, err := RenderCUDA(Spec{Dim: 7, Package: "p", Dir: "x"})
+	src, err := renderCUDA(Spec{Dim: 7, Package: "p", Dir: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,15 +121,15 @@ func TestKernelABICatchesDrift(t *testing.T) {
 // describes and lists exactly those sweep kernels (and every other kernel),
 // and declares only the tables they read.
 func TestPackageHoldsChosenStrategies(t *testing.T) {
-	s := Spec{Dim: 7, Package: "p", Dir: "x", Strategies: []kernels.Strategy{kernels.SharedMemory}}
-	src, err := RenderCUDA(s)
+	s := resolved(t, Spec{Dim: 7, Package: "p", Dir: "x", Strategies: []kernels.Strategy{kernels.SharedMemory}})
+	src, psrc, err := s.render()
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, order := kernelSignatures(src.Text)
 	want := []string{"gibbs_sweep_shared", "gibbs_sweep_shared_trace", "gibbs_sweep_shared_ext", "gibbs_sweep_noise", "gibbs_philox", "gibbs_transform", "gibbs_moments", "gibbs_normals"}
-	if _, ok, err := RenderPTXSource(s); ok || err != nil {
-		t.Errorf("RenderPTXSource = %v, %v for a package without the per-model kernel", ok, err)
+	if s.hasPTX() || psrc.Text != nil {
+		t.Errorf("render gave a PTX source (%d bytes) for a package without the per-model kernel", len(psrc.Text))
 	}
 	if !slices.Equal(order, want) {
 		t.Errorf("source defines %v, want %v", order, want)
@@ -142,13 +138,13 @@ func TestPackageHoldsChosenStrategies(t *testing.T) {
 		t.Error("source declares the constant-memory weights that no kernel of it reads")
 	}
 	var names []string
-	for _, k := range Kernels(s.Kernels(), s.Dim, kernels.Float32) {
+	for _, k := range s.manifestKernels() {
 		names = append(names, k.Name)
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("manifest lists %v, want %v", names, want)
 	}
-	for _, sym := range Symbols(s.Kernels(), 7, kernels.Float32) {
+	for _, sym := range s.manifestSymbols() {
 		if sym.Name == kernels.SymbolWeight {
 			t.Errorf("manifest lists symbol %s, which no kernel of the package reads", sym.Name)
 		}

@@ -52,7 +52,7 @@ func Check(dir string) ([]Stale, error) {
 	if m.Gibbsgen != Version {
 		stale = append(stale, Stale{ManifestName, fmt.Sprintf("written by gibbsgen %s; this is gibbsgen %s", m.Gibbsgen, Version)})
 	}
-	s, err := specOfManifest(m, dir)
+	s, err := moduleOfManifest(m, dir)
 	if err != nil {
 		return append(stale, Stale{ManifestName, err.Error()}), nil
 	}
@@ -76,15 +76,15 @@ func Check(dir string) ([]Stale, error) {
 	b.Fatbin = nvccFile(s.Package+".fatbin", m.FatbinHash)
 	if m.PTXFile != "" {
 		b.PTX, b.PTXArch = nvccFile(m.PTXFile, m.Files[m.PTXFile]), m.PTXArch
-		if b.PTX == nil { // for the rendering below: GoPackage embeds the PTX when there is one
+		if b.PTX == nil { // for the rendering below: goPackage embeds the PTX when there is one
 			b.PTX = []byte{}
 		}
 	}
-	src, err := RenderCUDA(s)
+	src, psrc, err := s.render()
 	if err != nil {
 		return nil, err
 	}
-	pkg, err := GoPackage(s, src, b)
+	pkg, err := goPackage(s, src, psrc, b)
 	if err != nil {
 		return nil, err
 	}
@@ -121,11 +121,11 @@ func Check(dir string) ([]Stale, error) {
 	return slices.CompactFunc(stale, func(a, b Stale) bool { return a.Name == b.Name }), nil
 }
 
-// specOfManifest is the spec a manifest describes, with Dir dir.
-func specOfManifest(m Manifest, dir string) (Spec, error) {
+// moduleOfManifest is the module a manifest describes, with Dir dir.
+func moduleOfManifest(m Manifest, dir string) (*module, error) {
 	dt, err := kernels.ParseDType(m.DType)
 	if err != nil {
-		return Spec{}, fmt.Errorf("dtype %q is not one this gibbsgen generates", m.DType)
+		return nil, fmt.Errorf("dtype %q is not one this gibbsgen generates", m.DType)
 	}
 	s := Spec{Dim: m.Dim, DType: dt, Package: m.Package, Dir: dir, Arch: m.Targets}
 	for _, k := range m.Kernels {
@@ -134,14 +134,15 @@ func specOfManifest(m Manifest, dir string) (Spec, error) {
 		}
 		st, err := kernels.ParseStrategy(k.Strategy)
 		if err != nil || st == kernels.Auto {
-			return Spec{}, fmt.Errorf("strategy %q of kernel %s is not one this gibbsgen knows", k.Strategy, k.Name)
+			return nil, fmt.Errorf("strategy %q of kernel %s is not one this gibbsgen knows", k.Strategy, k.Name)
 		}
 		s.Strategies = append(s.Strategies, st)
 	}
-	if err := s.Validate(); err != nil {
-		return Spec{}, fmt.Errorf("describes no package this gibbsgen can generate: %w", err)
+	mod, err := resolve(s)
+	if err != nil {
+		return nil, fmt.Errorf("describes no package this gibbsgen can generate: %w", err)
 	}
-	return s, nil
+	return mod, nil
 }
 
 // readPackage reads every regular file of dir by name; a subdirectory or

@@ -11,11 +11,11 @@ import (
 	"github.com/gibbsgen/gibbsgen/templates"
 )
 
-// Source is rendered CUDA C++ for one spec.
-type Source struct {
+// source is rendered CUDA C++ for one image of a module.
+type source struct {
 	Name string // file name, e.g. "gibbs32.cu"
 	Text []byte
-	// Spills is the spill bytes (stores or loads) that Compile accepts
+	// Spills is the spill bytes (stores or loads) that compile accepts
 	// from each named entry point without --allow-spills: the table's
 	// measured exceptions (kernels.Kernel.Spills), none by default.
 	Spills map[string]int
@@ -67,33 +67,22 @@ var cudaTemplates = template.Must(template.New("").Funcs(template.FuncMap{
 	"entry": func(name, body, bounds, real string) entryData { return entryData{name, body, bounds, real} },
 }).ParseFS(templates.FS, "*.cu.tmpl"))
 
-// RenderCUDA renders the module's shared code, then the block of each
-// kernel s selects for the fatbin, in table order.
-func RenderCUDA(s Spec) (Source, error) {
-	return render(s, s.Package+".cu", fatbinKernels(s.Kernels()))
-}
-
-// RenderPTXSource renders the source of the kernels s selects that ship as
-// PTX (the per-model kernel): the shared code, then their blocks. ok is
-// false when s selects none.
-func RenderPTXSource(s Spec) (src Source, ok bool, err error) {
-	ks := ptxKernels(s.Kernels())
-	if len(ks) == 0 {
-		return Source{}, false, nil
+// render renders the module's CUDA: the fatbin's source (the shared code,
+// then the block of each of its kernels, in table order) and, when the
+// module has a per-model kernel, the PTX's (its zero value otherwise).
+func (s *module) render() (fatbin, ptx source, err error) {
+	if fatbin, err = s.renderImage(s.Package+".cu", s.fatbin); err != nil {
+		return source{}, source{}, err
 	}
-	src, err = render(s, s.Package+"_ptx.cu", ks)
-	return src, err == nil, err
+	if s.hasPTX() {
+		if ptx, err = s.renderImage(s.Package+"_ptx.cu", s.ptx); err != nil {
+			return source{}, source{}, err
+		}
+	}
+	return fatbin, ptx, nil
 }
 
-func fatbinKernels(ks []*kernels.Kernel) []*kernels.Kernel {
-	return slices.DeleteFunc(slices.Clone(ks), func(k *kernels.Kernel) bool { return k.PTX })
-}
-
-func ptxKernels(ks []*kernels.Kernel) []*kernels.Kernel {
-	return slices.DeleteFunc(slices.Clone(ks), func(k *kernels.Kernel) bool { return !k.PTX })
-}
-
-func render(s Spec, name string, ks []*kernels.Kernel) (Source, error) {
+func (s *module) renderImage(name string, img image) (source, error) {
 	d := cudaData{
 		Version:         Version,
 		Dim:             s.Dim,
@@ -106,35 +95,35 @@ func render(s Spec, name string, ks []*kernels.Kernel) (Source, error) {
 		MomentTile:      kernels.MomentTile,
 		MomentTileBytes: kernels.MomentTileBytes,
 		BackwardGroups:  kernels.BackwardGroups,
-		Tile:            kernels.TileShape(s.Dim, s.dtype()),
+		Tile:            s.tile,
 		TileWarps:       kernels.TileWarps,
-		Matrix:          kernels.MatrixShapeOf(s.Dim, s.dtype()),
+		Matrix:          s.matrix,
 		MatrixExactKind: kernels.MatrixExactKind,
 		ChebyshevStride: kernels.ChebyshevStride,
-		DType:           s.dtype(),
+		DType:           s.dtype,
 		Normal:          normal,
-		Kernels:         ks,
-		symbols:         kernels.SymbolsOf(ks),
+		Kernels:         img.kernels,
+		symbols:         img.symbols,
 	}
 	var buf bytes.Buffer
 	if err := cudaTemplates.ExecuteTemplate(&buf, templates.Sampler, d); err != nil {
-		return Source{}, fmt.Errorf("rendering %s: %w", templates.Sampler, err)
+		return source{}, fmt.Errorf("rendering %s: %w", templates.Sampler, err)
 	}
-	for i, k := range ks {
+	for i, k := range img.kernels {
 		if i > 0 {
 			buf.WriteByte('\n')
 		}
 		if err := cudaTemplates.ExecuteTemplate(&buf, k.Block, d); err != nil {
-			return Source{}, fmt.Errorf("rendering kernel %s: %w", k.Name, err)
+			return source{}, fmt.Errorf("rendering kernel %s: %w", k.Name, err)
 		}
 	}
 	spills := map[string]int{}
-	for _, k := range ks {
+	for _, k := range img.kernels {
 		if k.Spills != nil {
-			maps.Copy(spills, k.Spills(s.Dim, s.dtype()))
+			maps.Copy(spills, k.Spills(s.Dim, s.dtype))
 		}
 	}
-	return Source{Name: name, Text: buf.Bytes(), Spills: spills}, nil
+	return source{Name: name, Text: buf.Bytes(), Spills: spills}, nil
 }
 
 // RenderRNG renders the random stream's device code alone, as a header for

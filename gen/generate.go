@@ -2,28 +2,28 @@ package gen
 
 import "context"
 
-// Generate runs the pipeline from a validated spec to the package's files:
-// render the CUDA source, compile it with tc (the fatbin, and the PTX of a
-// per-model kernel), and assemble the Go package.
-// It writes nothing; pass the result to Write.
+// Generate runs the pipeline from a spec to the package's files: validate
+// and resolve the spec, render the CUDA source, compile it with tc (the
+// fatbin, and the PTX of a per-model kernel), and assemble the Go package.
+// It writes nothing; pass the result to Write. Errors are a *SpecError for
+// a bad spec or target, an *NVCCError when nvcc fails, and a *SpillError
+// when ptxas spills registers that s.AllowSpills does not accept.
 func Generate(ctx context.Context, s Spec, tc *Toolchain, threads int) (Package, Build, error) {
-	if err := s.Validate(); err != nil {
+	m, err := resolve(s)
+	if err != nil {
 		return Package{}, Build{}, err
 	}
 	targets := s.Arch
 	if len(targets) == 0 {
-		targets = tc.DefaultTargets()
-	} else if err := tc.CheckArch(targets); err != nil {
+		targets = tc.defaultTargets()
+	} else if err := tc.checkArch(targets); err != nil {
 		return Package{}, Build{}, err
 	}
-	src, err := RenderCUDA(s)
+	src, psrc, err := m.render()
 	if err != nil {
 		return Package{}, Build{}, err
 	}
-	psrc, hasPTX, err := RenderPTXSource(s)
-	if err != nil {
-		return Package{}, Build{}, err
-	}
+	hasPTX, arch := m.hasPTX(), ptxArch(targets)
 	// The PTX compile (the front end only) runs beside the fatbin's, on
 	// another core: a package then takes about as long as its fatbin.
 	ctx, cancel := context.WithCancel(ctx)
@@ -35,11 +35,11 @@ func Generate(ctx context.Context, s Spec, tc *Toolchain, threads int) (Package,
 	ptxDone := make(chan ptxResult, 1)
 	if hasPTX {
 		go func() {
-			ptx, err := tc.CompilePTX(ctx, psrc, PTXArch(targets))
+			ptx, err := tc.compilePTX(ctx, psrc, arch)
 			ptxDone <- ptxResult{ptx, err}
 		}()
 	}
-	b, err := tc.Compile(ctx, src, targets, threads, s.AllowSpills)
+	b, err := tc.compile(ctx, src, targets, threads, s.AllowSpills)
 	if err != nil {
 		cancel()
 		if hasPTX {
@@ -52,8 +52,8 @@ func Generate(ctx context.Context, s Spec, tc *Toolchain, threads int) (Package,
 		if r.err != nil {
 			return Package{}, Build{}, r.err
 		}
-		b.PTX, b.PTXArch = r.ptx, PTXArch(targets)
+		b.PTX, b.PTXArch = r.ptx, arch
 	}
-	pkg, err := GoPackage(s, src, b)
+	pkg, err := goPackage(m, src, psrc, b)
 	return pkg, b, err
 }

@@ -30,9 +30,10 @@ func header(s Spec, b Build) string {
 		Version, s.Dim, strings.Join(b.Targets, " "), b.NVCC)
 }
 
-// GoPackage assembles the package: Go binding, tests, CUDA source, fatbin,
-// the per-model kernel's PTX and the manifest.
-func GoPackage(s Spec, src Source, b Build) (Package, error) {
+// goPackage assembles the package: Go binding, tests, CUDA source, fatbin,
+// the per-model kernel's PTX and the manifest. ptx is the per-model
+// kernel's source, which the manifest hashes (the zero source without one).
+func goPackage(s *module, src, ptx source, b Build) (Package, error) {
 	fatbinName := s.Package + ".fatbin"
 	files := map[string][]byte{
 		src.Name:   src.Text,
@@ -55,11 +56,11 @@ func GoPackage(s Spec, src Source, b Build) (Package, error) {
 		}
 		files[name] = src
 	}
-	m := NewManifest(s, src, b)
+	m := s.manifest(src, ptx, b)
 	for name, data := range files {
 		m.Files[name] = sha(data)
 	}
-	mb, err := m.Encode()
+	mb, err := m.encode()
 	if err != nil {
 		return Package{}, err
 	}
@@ -133,32 +134,32 @@ var (
 )
 
 // elem is the Go element type of the spec's state.
-func elem(s Spec) *jen.Statement {
-	if s.dtype() == kernels.Float64 {
+func elem(s *module) *jen.Statement {
+	if s.dtype == kernels.Float64 {
 		return jen.Float64()
 	}
 	return jen.Float32()
 }
 
-func sweepForward(s Spec) forward {
+func sweepForward(s *module) forward {
 	return forward{"Sweep", fmt.Sprintf("Sweep runs sweeps Gibbs sweeps over x, the row-major [chains][%d] state,\nupdated in place. st names the random numbers drawn (see Stream); chains\n= 0 or sweeps = 0 is a no-op.", s.Dim),
 		[]jen.Code{jen.Id("x").Index().Add(elem(s)), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream")},
 		[]jen.Code{jen.Id("x"), jen.Id("sweeps"), jen.Id("st")}, errRes}
 }
 
-func traceForward(s Spec) forward {
+func traceForward(s *module) forward {
 	return forward{"SweepTrace", "SweepTrace is Sweep that also records states as tr says into out, a\nrow-major [records][traced chains][traced coordinates] array (see\ngibbsrt.Trace), and returns the number of records.",
 		[]jen.Code{jen.Id("x").Index().Add(elem(s)), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream"), jen.Id("tr").Id("Trace"), jen.Id("out").Index().Add(elem(s))},
 		[]jen.Code{jen.Id("x"), jen.Id("sweeps"), jen.Id("st"), jen.Id("tr"), jen.Id("out")}, []jen.Code{jen.Int(), jen.Error()}}
 }
 
-func noiseForward(s Spec) forward {
+func noiseForward(s *module) forward {
 	return forward{"SweepNoise", fmt.Sprintf("SweepNoise is Sweep with caller-supplied normals: noise[(k*%d+i)*chains+c]\nis the normal for sweep k, coordinate i of chain c.", s.Dim),
 		[]jen.Code{jen.List(jen.Id("x"), jen.Id("noise")).Index().Add(elem(s)), jen.Id("sweeps").Int()},
 		[]jen.Code{jen.Id("x"), jen.Id("noise"), jen.Id("sweeps")}, errRes}
 }
 
-func exactForward(s Spec) forward {
+func exactForward(s *module) forward {
 	return forward{"DrawExact", fmt.Sprintf("DrawExact replaces each chain of x, the row-major [chains][%d] state, by\nan exact draw from N(mu, Q⁻¹), made with the normals of stream sweep\nst.Sweep (see gibbsrt.Reference.DrawExact): chains started so need no\nburn-in; sweep them from st.Sweep+1 on. The GPU draws them with the\nMatrix strategy: a package without it returns gibbsrt.MissingKernelError.", s.Dim),
 		[]jen.Code{jen.Id("x").Index().Add(elem(s)), jen.Id("st").Id("Stream")},
 		[]jen.Code{jen.Id("x"), jen.Id("st")}, errRes}
@@ -189,9 +190,9 @@ func mixingForward() forward {
 		nil, nil, []jen.Code{jen.Id("Mixing"), jen.Error()}}
 }
 
-func bindingFile(s Spec, b Build, fatbinName string) *jen.File {
+func bindingFile(s *module, b Build, fatbinName string) *jen.File {
 	f := jen.NewFile(s.Package)
-	f.HeaderComment(header(s, b))
+	f.HeaderComment(header(s.Spec, b))
 	f.PackageComment(lineComment(fmt.Sprintf(`Package %s samples the %d-dimensional Gaussian N(mu, Q⁻¹) with a Gibbs
 sampler compiled for this dimension, on an NVIDIA GPU through the CUDA
 driver API, and on the CPU with a bit-identical twin (Reference).
@@ -210,7 +211,7 @@ specified in package gibbsrt.
 
 The GPU code (%s) was built for %s by nvcc %s.
 The driver library libcuda.so.1 is opened at run time: building this
-package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dtype(), s.Dim-1, fatbinName, strings.Join(b.Targets, ", "), b.NVCC)))
+package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dtype, s.Dim-1, fatbinName, strings.Join(b.Targets, ", "), b.NVCC)))
 	f.Anon("embed")
 	f.ImportName(rtPath, "gibbsrt")
 
@@ -273,7 +274,7 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 	f.Var().Id("fatbin").Index().Byte()
 	moduleSpec := jen.Dict{
 		jen.Id("Dim"):    jen.Id("Dim"),
-		jen.Id("DType"):  jen.Lit(string(s.dtype())),
+		jen.Id("DType"):  jen.Lit(string(s.dtype)),
 		jen.Id("Fatbin"): jen.Id("fatbin"),
 	}
 	if b.PTX != nil {
@@ -288,7 +289,7 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 
 	f.Comment("module describes the embedded device code to gibbsrt.")
 	var names []jen.Code
-	for _, k := range s.Kernels() {
+	for _, k := range s.all {
 		names = append(names, jen.Lit(k.Name))
 	}
 	moduleSpec[jen.Id("Kernels")] = jen.Index().String().Values(names...)
@@ -388,9 +389,9 @@ func emitForward(f *jen.File, typ, recv string, target *jen.Statement, m forward
 	)
 }
 
-func testFile(s Spec, b Build) *jen.File {
+func testFile(s *module, b Build) *jen.File {
 	f := jen.NewFile(s.Package)
-	f.HeaderComment(header(s, b))
+	f.HeaderComment(header(s.Spec, b))
 	f.ImportName(testPath, "gibbstest")
 	f.Comment("harness hands this package's samplers to the shared test suites.")
 	f.Func().Id("harness").Params().Qual(testPath, "Harness").Types(elem(s)).Block(
@@ -431,9 +432,9 @@ func testFile(s Spec, b Build) *jen.File {
 }
 
 // strategyList names the package's strategies for its docs.
-func strategyList(s Spec) string {
+func strategyList(s *module) string {
 	var names []string
-	for _, k := range s.Kernels() {
+	for _, k := range s.all {
 		if k.Role == kernels.Sweep {
 			names = append(names, k.GoName)
 		}
@@ -442,4 +443,4 @@ func strategyList(s Spec) string {
 }
 
 // ptxName is the file of the per-model kernel's PTX.
-func ptxName(s Spec) string { return s.Package + ".ptx" }
+func ptxName(s *module) string { return s.Package + ".ptx" }

@@ -15,6 +15,7 @@ import (
 // only while testing.
 var (
 	FakePackage = fakePackage
+	RenderCUDA  = renderCUDA
 	ReadTree    = readTree
 	FilesTree   = filesTree
 	RequireTree = requireTree
@@ -38,15 +39,36 @@ func fakeBuild() Build {
 // fakePackage generates the package for s with fakeBuild in place of nvcc.
 func fakePackage(t testing.TB, s Spec) Package {
 	t.Helper()
-	src, err := RenderCUDA(s)
+	m := resolved(t, s)
+	src, psrc, err := m.render()
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkg, err := GoPackage(s, src, fakeBuild())
+	pkg, err := goPackage(m, src, psrc, fakeBuild())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return pkg
+}
+
+// resolved resolves s, failing the test if it cannot.
+func resolved(t testing.TB, s Spec) *module {
+	t.Helper()
+	m, err := resolve(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// renderCUDA is the fatbin's source for s.
+func renderCUDA(s Spec) (source, error) {
+	m, err := resolve(s)
+	if err != nil {
+		return source{}, err
+	}
+	src, _, err := m.render()
+	return src, err
 }
 
 // needNVCC finds nvcc or skips; under CI (CI=true) a missing nvcc fails,

@@ -34,7 +34,7 @@ func buildEmu(t testing.TB, s Spec) *emuModule {
 	if err != nil {
 		t.Skip("the host emulation needs g++")
 	}
-	src, err := RenderCUDA(s)
+	src, err := renderCUDA(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ int main() {
       void* dst = nullptr;
       size_t size = 0;
 `)
-	for _, sym := range kernels.SymbolsOf(s.Kernels()) {
+	for _, sym := range kernels.SymbolsOf(s.kernels()) {
 		fmt.Fprintf(&b, "      if (n == %q) { dst = (void*)%s; size = sizeof %s; }\n", sym.Name, sym.Name, sym.Name)
 	}
 	b.WriteString(`      if (dst == nullptr || size != bytes || !rd(dst, bytes)) return 4;
@@ -107,7 +107,7 @@ int main() {
       std::vector<uint64_t> a(get<uint32_t>());
       for (auto& v : a) v = get<uint64_t>();
 `)
-	for _, k := range s.Kernels() {
+	for _, k := range s.kernels() {
 		if k.PTX {
 			continue
 		}

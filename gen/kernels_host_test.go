@@ -86,7 +86,7 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 				chains, sweeps int
 			}
 			var runs []run
-			for _, k := range s.Kernels() {
+			for _, k := range s.kernels() {
 				if k.Role != kernels.Sweep || k.PTX {
 					continue
 				}
@@ -125,7 +125,7 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 			// Exact draws: the Matrix strategy's Ext entry point, kind 3.
 			exact := kernels.ForStrategy(kernels.Matrix)
 			var exactStart []T
-			if slices.Contains(s.Kernels(), exact) {
+			if slices.Contains(s.kernels(), exact) {
 				g := exact.Launch(dim, s.dtype())
 				chains := 2*g.PerBlock + 5 // three groups on emuGrid's two blocks
 				exactStart = make([]T, chains*dim)
@@ -175,7 +175,7 @@ func uploadTables[T gibbsrt.Float](t *testing.T, d *emuDevice, s Spec, ref *gibb
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sym := range kernels.SymbolsOf(s.Kernels()) {
+	for _, sym := range kernels.SymbolsOf(s.kernels()) {
 		switch sym.Name {
 		case kernels.SymbolWeight, kernels.SymbolWeightG:
 			d.Symbol(sym.Name, co.Weight)
@@ -276,7 +276,7 @@ func extKernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large
 					}
 				}
 				uploadTables(t, d, s, refs[gibbsrt.FormSequential])
-				for _, k := range s.Kernels() {
+				for _, k := range s.kernels() {
 					if k.Role != kernels.Sweep || k.PTX {
 						continue
 					}

@@ -86,13 +86,14 @@ type Manifest struct {
 // updateDoc is the manifest's "update".
 const updateDoc = "a pass over the positions p = 0..dim-1 of frame f (f = 0: position p is coordinate p; f = 1: coordinate dim-1-p), with the tables of frame f (offset[f*dim+p], weight[f*dim*stride + q*stride + p], scale[f*dim+p]): acc = offset[p]; acc = fma(weight[q][p], x_q, acc) for q = p+1..dim-1, 0..p-1; then x_p = fma(scale[p], z_p, acc) in the plain entry points, x_p = fma(scale[p], g*z_p, fma(keep, x_p, acc)) in the _ext ones (g = 1 but in Chebyshev iterations); every fma and product rounded once to the element type. A forward sweep is a pass in frame 0, a backward sweep one in frame 1, a symmetric sweep a pass in frame 0 then one in frame 1. A Chebyshev iteration is a symmetric sweep with factors g = cheb[5s], cheb[5s+1], then x = fma(cheb[5s+2], x, fma(cheb[5s+3], y, cheb[5s+4]*prev)) with y the iterate before the sweep, and prev = y."
 
-// Kernels describes the entry points of the kernels ks, for dtype dt, from
-// their table rows: each row's kernel, and after a sweep kernel its traced
+// manifestKernels describes the module's entry points from their table
+// rows: each row's kernel, and after a sweep kernel its traced and its Ext
 // twin.
-func Kernels(ks []*kernels.Kernel, dim int, dt kernels.DType) []Kernel {
+func (s *module) manifestKernels() []Kernel {
+	dt := s.dtype
 	var out []Kernel
-	for _, k := range ks {
-		g := k.Launch(dim, dt)
+	for _, k := range s.all {
+		g := k.Launch(s.Dim, dt)
 		mk := Kernel{
 			Name:   k.Name,
 			Role:   k.Role.String(),
@@ -133,11 +134,11 @@ func params(ps []kernels.Param, dt kernels.DType) []Param {
 	return out
 }
 
-// Symbols lists the tables the kernels ks read, for dim.
-func Symbols(ks []*kernels.Kernel, dim int, dt kernels.DType) []Symbol {
+// manifestSymbols lists the tables the module's kernels read.
+func (s *module) manifestSymbols() []Symbol {
 	var out []Symbol
-	for _, s := range kernels.SymbolsOf(ks) {
-		out = append(out, Symbol{s.Name, s.Space, dt.CType(), s.Length(dim), s.Meaning(dim)})
+	for _, t := range s.tables {
+		out = append(out, Symbol{t.Name, t.Space, s.dtype.CType(), t.Length(s.Dim), t.Meaning(s.Dim)})
 	}
 	return out
 }
@@ -147,35 +148,36 @@ func sha(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// NewManifest describes the package built from s, src and b.
-func NewManifest(s Spec, src Source, b Build) Manifest {
+// manifest describes the package built from s, its rendered sources (ptx
+// is the zero source when s has no per-model kernel) and b.
+func (s *module) manifest(src, ptx source, b Build) Manifest {
 	return Manifest{
 		Gibbsgen:    Version,
 		Package:     s.Package,
 		ABI:         kernels.ABIVersion,
 		Dim:         s.Dim,
-		DType:       string(s.dtype()),
-		State:       fmt.Sprintf("row-major [chains][dim] %s, updated in place", s.dtype()),
+		DType:       string(s.dtype),
+		State:       fmt.Sprintf("row-major [chains][dim] %s, updated in place", s.dtype),
 		Stream:      fmt.Sprintf("Philox4x32-10, key (seed lo, seed hi), counter (chain lo, chain hi, sweep lo, (sweep hi)<<16 | g), g = p/4 for position p of a forward pass, p/4 | %#x of a backward pass; one normal per word by the table-driven inverse CDF; see gibbsrt/stream.go and the README", kernels.BackwardGroups),
 		Update:      updateDoc,
 		StreamV:     kernels.StreamVersion,
 		NormalTable: normalTableHex(),
 		Targets:     b.Targets,
 		NVCC:        b.NVCC,
-		Kernels:     Kernels(s.Kernels(), s.Dim, s.dtype()),
-		Symbols:     Symbols(s.Kernels(), s.Dim, s.dtype()),
+		Kernels:     s.manifestKernels(),
+		Symbols:     s.manifestSymbols(),
 		Resources:   b.Resources,
 		SourceHash:  sha(src.Text),
 		FatbinHash:  sha(b.Fatbin),
 		PTXFile:     ptxFile(s, b),
-		PTXSource:   ptxSourceHash(s, b),
+		PTXSource:   ptxSourceHash(s, ptx, b),
 		PTXArch:     b.PTXArch,
 		Files:       map[string]string{},
 	}
 }
 
-// Encode renders the manifest as indented JSON with a final newline.
-func (m Manifest) Encode() ([]byte, error) {
+// encode renders the manifest as indented JSON with a final newline.
+func (m Manifest) encode() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // keep "<<" readable; the manifest is not HTML
@@ -195,7 +197,7 @@ func normalTableHex() []string {
 	return out
 }
 
-func ptxFile(s Spec, b Build) string {
+func ptxFile(s *module, b Build) string {
 	if b.PTX == nil {
 		return ""
 	}
@@ -205,13 +207,9 @@ func ptxFile(s Spec, b Build) string {
 // ptxSourceHash is the SHA-256 of the per-model kernel's CUDA source, which
 // the package does not hold: with it, a template change shows in the
 // manifest without nvcc.
-func ptxSourceHash(s Spec, b Build) string {
-	if b.PTX == nil {
+func ptxSourceHash(s *module, ptx source, b Build) string {
+	if b.PTX == nil || !s.hasPTX() {
 		return ""
 	}
-	src, ok, err := RenderPTXSource(s)
-	if err != nil || !ok {
-		return ""
-	}
-	return sha(src.Text)
+	return sha(ptx.Text)
 }

@@ -113,7 +113,7 @@ func archNumber(a string) (int, bool) {
 // minDefaultArch is the oldest architecture built by default (Turing).
 const minDefaultArch = 75
 
-// DefaultTargets is, for each GPU generation (major compute capability)
+// defaultTargets is, for each GPU generation (major compute capability)
 // from sm_75 up that nvcc supports, its oldest real architecture, plus PTX
 // for the oldest of them, which newer GPUs JIT-compile: with nvcc 11.8,
 // sm_75, sm_80, sm_90 and compute_75. Machine code for sm_XY runs on every
@@ -121,9 +121,9 @@ const minDefaultArch = 75
 // their own would buy only their own instruction scheduling, for a ptxas
 // pass each (together 12 s of dim 64's 57 s of nvcc) and 74% more fatbin
 // (docs/BENCHMARKS.md, issue 18). PTX for a newer virtual architecture
-// would be the same code (see NVCCArgs) at the cost of another front-end
+// would be the same code (see nvccArgs) at the cost of another front-end
 // pass.
-func (tc *Toolchain) DefaultTargets() []string {
+func (tc *Toolchain) defaultTargets() []string {
 	var out []string
 	oldest := 0
 	generation := map[int]int{} // major version → its oldest real architecture
@@ -155,8 +155,8 @@ func (tc *Toolchain) DefaultTargets() []string {
 	return out
 }
 
-// CheckArch verifies that nvcc supports every target.
-func (tc *Toolchain) CheckArch(targets []string) error {
+// checkArch verifies that nvcc supports every target.
+func (tc *Toolchain) checkArch(targets []string) error {
 	for _, t := range targets {
 		list := tc.Codes
 		if strings.HasPrefix(t, "compute_") {
@@ -218,7 +218,7 @@ func (e *SpillError) Error() string {
 	return b.String()
 }
 
-// NVCCArgs returns nvcc's arguments for compiling src to out. --fmad=false
+// nvccArgs returns nvcc's arguments for compiling src to out. --fmad=false
 // guards the documented rounding: the kernels use explicit intrinsics, and no
 // other arithmetic may be contracted behind their back.
 //
@@ -230,9 +230,9 @@ func (e *SpillError) Error() string {
 // .version and .target lines, so the machine code is what per-target passes
 // would give. A compute_NN target embeds PTX for NN; one other than the
 // oldest costs a front-end pass of its own.
-func NVCCArgs(src, out string, targets []string, threads int) []string {
+func nvccArgs(src, out string, targets []string, threads int) []string {
 	args := []string{"-fatbin", "-O3", "--fmad=false", "-Xptxas", "-v", "--threads", strconv.Itoa(threads), "-o", out}
-	base := strings.TrimPrefix(PTXArch(targets), "compute_")
+	base := strings.TrimPrefix(ptxArch(targets), "compute_")
 	for _, t := range targets {
 		num := base
 		if strings.HasPrefix(t, "compute_") {
@@ -243,17 +243,17 @@ func NVCCArgs(src, out string, targets []string, threads int) []string {
 	return append(args, src)
 }
 
-// Compile runs nvcc on src in a scratch directory and returns the fatbin and
+// compile runs nvcc on src in a scratch directory and returns the fatbin and
 // resource report. A spill is an error unless allowSpills, or the entry
 // point's spills are within src.Spills.
-func (tc *Toolchain) Compile(ctx context.Context, src Source, targets []string, threads int, allowSpills bool) (Build, error) {
-	args := NVCCArgs(src.Name, "out.fatbin", targets, threads)
+func (tc *Toolchain) compile(ctx context.Context, src source, targets []string, threads int, allowSpills bool) (Build, error) {
+	args := nvccArgs(src.Name, "out.fatbin", targets, threads)
 	r, err := tc.run(ctx, src, args, "out.fatbin")
 	if err != nil {
 		return Build{}, err
 	}
 	b := Build{Fatbin: r.out, Targets: targets, NVCC: tc.Version, Log: r.log, Caveats: r.caveats}
-	b.Resources = ParsePtxas(b.Log)
+	b.Resources = parsePtxas(b.Log)
 	if !allowSpills {
 		var spills []Resources
 		for _, r := range b.Resources {
@@ -268,17 +268,17 @@ func (tc *Toolchain) Compile(ctx context.Context, src Source, targets []string, 
 	return b, nil
 }
 
-// PTXArgs is the nvcc command line that compiles src to PTX for the
+// ptxArgs is the nvcc command line that compiles src to PTX for the
 // virtual architecture arch. Only the front end runs: the PTX holds the
 // per-model kernel's coefficient markers, which ptxas would reject, and
 // the driver assembles it after the runtime has written them.
-func PTXArgs(src, out, arch string) []string {
+func ptxArgs(src, out, arch string) []string {
 	return []string{"-ptx", "-O3", "--fmad=false", "-std=c++17", "-arch=" + arch, "-o", out, src}
 }
 
-// PTXArch is the virtual architecture of the oldest of targets, so that
+// ptxArch is the virtual architecture of the oldest of targets, so that
 // the PTX runs wherever the fatbin does.
-func PTXArch(targets []string) string {
+func ptxArch(targets []string) string {
 	oldest := 0
 	for _, t := range targets {
 		if n, ok := archNumber(t); ok && (oldest == 0 || n < oldest) {
@@ -288,10 +288,10 @@ func PTXArch(targets []string) string {
 	return fmt.Sprintf("compute_%d", oldest)
 }
 
-// CompilePTX compiles src to PTX for arch. Its caveats are those of
-// Compile, which runs in the same environment.
-func (tc *Toolchain) CompilePTX(ctx context.Context, src Source, arch string) ([]byte, error) {
-	r, err := tc.run(ctx, src, PTXArgs(src.Name, "out.ptx", arch), "out.ptx")
+// compilePTX compiles src to PTX for arch. Its caveats are those of
+// compile, which runs in the same environment.
+func (tc *Toolchain) compilePTX(ctx context.Context, src source, arch string) ([]byte, error) {
+	r, err := tc.run(ctx, src, ptxArgs(src.Name, "out.ptx", arch), "out.ptx")
 	return r.out, err
 }
 
@@ -304,7 +304,7 @@ type nvccRun struct {
 
 // run writes src to a scratch directory, runs nvcc there with args and
 // returns the file out and nvcc's output.
-func (tc *Toolchain) run(ctx context.Context, src Source, args []string, out string) (nvccRun, error) {
+func (tc *Toolchain) run(ctx context.Context, src source, args []string, out string) (nvccRun, error) {
 	var r nvccRun
 	dir, fixed, err := newScratch()
 	if err != nil {
@@ -351,9 +351,9 @@ var (
 	reSmem  = regexp.MustCompile(`(\d+) bytes smem`)
 )
 
-// ParsePtxas extracts per-kernel, per-architecture resources from the
+// parsePtxas extracts per-kernel, per-architecture resources from the
 // output of nvcc -Xptxas -v, sorted by kernel then architecture.
-func ParsePtxas(log string) []Resources {
+func parsePtxas(log string) []Resources {
 	var out []Resources
 	var cur *Resources
 	sc := bufio.NewScanner(strings.NewReader(log))

@@ -1,4 +1,4 @@
-package gen_test
+package gen
 
 import (
 	"context"
@@ -11,8 +11,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/gibbsgen/gibbsgen/gen"
 )
 
 // nvcc118Codes and nvcc118Virtual are what nvcc 11.8 answers to
@@ -79,10 +77,10 @@ esac
 	return path
 }
 
-// nvccEnv is a gen.Env with the given variables whose PATH holds only the
+// nvccEnv is a Env with the given variables whose PATH holds only the
 // directories in path.
-func nvccEnv(vars map[string]string, path ...string) gen.Env {
-	return gen.Env{
+func nvccEnv(vars map[string]string, path ...string) Env {
+	return Env{
 		Getenv: func(k string) string { return vars[k] },
 		LookPath: func(name string) (string, error) {
 			for _, dir := range path {
@@ -121,7 +119,7 @@ func TestFindNVCCSearchOrder(t *testing.T) {
 		{"PATH alone", nil, []string{pathDir}, filepath.Join(pathDir, "nvcc"), "11.8.3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := gen.FindNVCC(context.Background(), nvccEnv(tc.vars, tc.path...))
+			got, err := FindNVCC(context.Background(), nvccEnv(tc.vars, tc.path...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +137,7 @@ func TestFindNVCCSearchOrder(t *testing.T) {
 // which is a fixed path: what the test expects depends on this machine.
 func TestFindNVCCLastResort(t *testing.T) {
 	const fallback = "/usr/local/cuda/bin/nvcc"
-	got, err := gen.FindNVCC(context.Background(), nvccEnv(map[string]string{"CUDA_HOME": t.TempDir()}))
+	got, err := FindNVCC(context.Background(), nvccEnv(map[string]string{"CUDA_HOME": t.TempDir()}))
 	if fi, serr := os.Stat(fallback); serr == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 		if err != nil {
 			t.Fatalf("%s exists, but: %v", fallback, err)
@@ -149,7 +147,7 @@ func TestFindNVCCLastResort(t *testing.T) {
 		}
 		return
 	}
-	if !errors.Is(err, gen.ErrNoNVCC) {
+	if !errors.Is(err, ErrNoNVCC) {
 		t.Fatalf("got %v, %v; want an error wrapping ErrNoNVCC", got, err)
 	}
 	for _, want := range []string{"$CUDACXX", "$CUDA_HOME/bin", "PATH", "/usr/local/cuda/bin", "apt-get install nvidia-cuda-toolkit", "set CUDACXX"} {
@@ -170,8 +168,8 @@ func TestFindNVCCBadCUDACXX(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{filepath.Join(root, "missing"), notExec, root} {
-		_, err := gen.FindNVCC(context.Background(), nvccEnv(map[string]string{"CUDACXX": p}, pathDir))
-		if !errors.Is(err, gen.ErrNoNVCC) {
+		_, err := FindNVCC(context.Background(), nvccEnv(map[string]string{"CUDACXX": p}, pathDir))
+		if !errors.Is(err, ErrNoNVCC) {
 			t.Errorf("CUDACXX=%s: got %v, want ErrNoNVCC", p, err)
 			continue
 		}
@@ -185,7 +183,7 @@ func TestFindNVCCRelativeCUDACXX(t *testing.T) {
 	dir := t.TempDir()
 	nvccFake{}.write(t, filepath.Join(dir, "nvcc"))
 	t.Chdir(dir)
-	got, err := gen.FindNVCC(context.Background(), nvccEnv(map[string]string{"CUDACXX": "./nvcc"}))
+	got, err := FindNVCC(context.Background(), nvccEnv(map[string]string{"CUDACXX": "./nvcc"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +209,7 @@ func TestFindNVCCBrokenNVCC(t *testing.T) {
 			if err := os.WriteFile(p, []byte(tc.script), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			_, err := gen.FindNVCC(context.Background(), nvccEnv(map[string]string{"CUDACXX": p}))
+			_, err := FindNVCC(context.Background(), nvccEnv(map[string]string{"CUDACXX": p}))
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
 				t.Errorf("got %v, want an error naming %s and saying %q", err, p, tc.want)
 			}
@@ -239,9 +237,9 @@ func TestDefaultTargets(t *testing.T) {
 		{"nothing", nil, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := (&gen.Toolchain{Codes: tc.codes, Virtual: tc.virtual}).DefaultTargets()
+			got := (&Toolchain{Codes: tc.codes, Virtual: tc.virtual}).defaultTargets()
 			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("DefaultTargets() = %v, want %v", got, tc.want)
+				t.Errorf("defaultTargets() = %v, want %v", got, tc.want)
 			}
 		})
 	}
@@ -250,7 +248,7 @@ func TestDefaultTargets(t *testing.T) {
 // TestNVCCArgs: every machine-code target is assembled from the oldest
 // target's PTX (one front-end pass), and a PTX target embeds its own.
 func TestNVCCArgs(t *testing.T) {
-	got := gen.NVCCArgs("p.cu", "o.fatbin", []string{"sm_90", "sm_75", "sm_80", "compute_90", "compute_75"}, 2)
+	got := nvccArgs("p.cu", "o.fatbin", []string{"sm_90", "sm_75", "sm_80", "compute_90", "compute_75"}, 2)
 	var gencodes []string
 	for i, a := range got {
 		if a == "-gencode" {
@@ -268,10 +266,10 @@ func TestNVCCArgs(t *testing.T) {
 }
 
 func TestCheckArch(t *testing.T) {
-	tc := &gen.Toolchain{Path: "/opt/cuda/bin/nvcc", Version: "11.8.89", Codes: nvcc118Codes, Virtual: nvcc118Virtual}
+	tc := &Toolchain{Path: "/opt/cuda/bin/nvcc", Version: "11.8.89", Codes: nvcc118Codes, Virtual: nvcc118Virtual}
 	for _, ok := range [][]string{nil, {"sm_80"}, {"sm_35", "compute_35"}, {"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "compute_90"}} {
-		if err := tc.CheckArch(ok); err != nil {
-			t.Errorf("CheckArch(%v) = %v, want nil", ok, err)
+		if err := tc.checkArch(ok); err != nil {
+			t.Errorf("checkArch(%v) = %v, want nil", ok, err)
 		}
 	}
 	for _, tt := range []struct {
@@ -287,19 +285,19 @@ func TestCheckArch(t *testing.T) {
 		// against the real list.
 		{[]string{"compute_80", "sm_80", "sm_compute_80"}, "sm_compute_80"},
 	} {
-		err := tc.CheckArch(tt.targets)
-		var se *gen.SpecError
+		err := tc.checkArch(tt.targets)
+		var se *SpecError
 		if !errors.As(err, &se) {
-			t.Errorf("CheckArch(%v) = %v, want *SpecError", tt.targets, err)
+			t.Errorf("checkArch(%v) = %v, want *SpecError", tt.targets, err)
 			continue
 		}
 		if se.Flag != "arch" || se.Value != tt.bad {
-			t.Errorf("CheckArch(%v): --%s %q, want --arch %q", tt.targets, se.Flag, se.Value, tt.bad)
+			t.Errorf("checkArch(%v): --%s %q, want --arch %q", tt.targets, se.Flag, se.Value, tt.bad)
 		}
 		want := "supported: " + strings.Join(nvcc118Codes, " ") + " " + strings.Join(nvcc118Virtual, " ")
 		for _, w := range []string{want, "nvcc 11.8.89", "/opt/cuda/bin/nvcc"} {
 			if !strings.Contains(se.Rule, w) {
-				t.Errorf("CheckArch(%v): rule %q lacks %q", tt.targets, se.Rule, w)
+				t.Errorf("checkArch(%v): rule %q lacks %q", tt.targets, se.Rule, w)
 			}
 		}
 	}
@@ -313,15 +311,15 @@ func TestCapturePtxasLog(t *testing.T) {
 		t.Skip("set GIBBSGEN_CAPTURE_PTXAS=1 to recapture testdata/ptxas/dim3.log with the installed nvcc")
 	}
 	ctx := context.Background()
-	tc, err := gen.FindNVCC(ctx, gen.OSEnv)
+	tc, err := FindNVCC(ctx, OSEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := gen.RenderCUDA(gen.Spec{Dim: 3, Package: "p", Dir: "x"})
+	src, err := renderCUDA(Spec{Dim: 3, Package: "p", Dir: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := tc.Compile(ctx, src, ptxasFixtureTargets, 1, true)
+	b, err := tc.compile(ctx, src, ptxasFixtureTargets, 1, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,11 +363,11 @@ func ptxasSpillLog(t *testing.T) string {
 	return strings.Replace(log, ptxasNoSpill, ptxasSpill, 1)
 }
 
-// ptxasFixtureWant is ParsePtxas of testdata/ptxas/dim3.log: sorted by
+// ptxasFixtureWant is parsePtxas of testdata/ptxas/dim3.log: sorted by
 // kernel, then by architecture number (the log has sm_90 before sm_80).
-func ptxasFixtureWant() []gen.Resources {
-	type k = gen.Resources
-	return []gen.Resources{
+func ptxasFixtureWant() []Resources {
+	type k = Resources
+	return []Resources{
 		k{Kernel: "gibbs_normals", Arch: "sm_75", Registers: 29},
 		k{Kernel: "gibbs_normals", Arch: "sm_80", Registers: 28},
 		k{Kernel: "gibbs_normals", Arch: "sm_90", Registers: 32},
@@ -392,18 +390,18 @@ func ptxasFixtureWant() []gen.Resources {
 }
 
 func TestParsePtxasCaptured(t *testing.T) {
-	got := gen.ParsePtxas(readPtxasFixture(t))
+	got := parsePtxas(readPtxasFixture(t))
 	if want := ptxasFixtureWant(); !reflect.DeepEqual(got, want) {
-		t.Errorf("ParsePtxas(testdata/ptxas/dim3.log):\ngot  %+v\nwant %+v", got, want)
+		t.Errorf("parsePtxas(testdata/ptxas/dim3.log):\ngot  %+v\nwant %+v", got, want)
 	}
 }
 
 func TestParsePtxasSpill(t *testing.T) {
-	got := gen.ParsePtxas(ptxasSpillLog(t))
+	got := parsePtxas(ptxasSpillLog(t))
 	want := ptxasFixtureWant()
-	want[7] = gen.Resources{Kernel: "gibbs_sweep_const", Arch: "sm_80", Registers: 255, StackBytes: 168, SpillStores: 164, SpillLoads: 172}
+	want[7] = Resources{Kernel: "gibbs_sweep_const", Arch: "sm_80", Registers: 255, StackBytes: 168, SpillStores: 164, SpillLoads: 172}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("ParsePtxas(log with a spill):\ngot  %+v\nwant %+v", got, want)
+		t.Errorf("parsePtxas(log with a spill):\ngot  %+v\nwant %+v", got, want)
 	}
 }
 
@@ -415,13 +413,13 @@ func TestParsePtxasOddInput(t *testing.T) {
 		"    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\nptxas info    : Used 12 registers\n",
 		"ptxas info    : Compiling entry function 'k' for 'sm_80'\r\nptxas info    : Used 12 registers\r\n",
 	} {
-		got := gen.ParsePtxas(log)
+		got := parsePtxas(log)
 		for _, r := range got {
 			if r.Kernel == "" || r.Arch == "" {
-				t.Errorf("ParsePtxas(%q) has an entry without kernel or arch: %+v", log, got)
+				t.Errorf("parsePtxas(%q) has an entry without kernel or arch: %+v", log, got)
 			}
 			if r.SpillStores != 0 || r.SpillLoads != 0 {
-				t.Errorf("ParsePtxas(%q) found a spill: %+v", log, got)
+				t.Errorf("parsePtxas(%q) found a spill: %+v", log, got)
 			}
 		}
 	}
@@ -429,19 +427,19 @@ func TestParsePtxasOddInput(t *testing.T) {
 
 // nvccCompileFake writes a fake nvcc whose compile step is compile and
 // returns its toolchain.
-func nvccCompileFake(t *testing.T, compile string) *gen.Toolchain {
+func nvccCompileFake(t *testing.T, compile string) *Toolchain {
 	t.Helper()
 	p := nvccFake{Compile: compile}.write(t, filepath.Join(t.TempDir(), "nvcc"))
-	tc, err := gen.FindNVCC(context.Background(), nvccEnv(map[string]string{"CUDACXX": p}))
+	tc, err := FindNVCC(context.Background(), nvccEnv(map[string]string{"CUDACXX": p}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tc
 }
 
-func nvccTestSource(t *testing.T) gen.Source {
+func nvccTestSource(t *testing.T) source {
 	t.Helper()
-	src, err := gen.RenderCUDA(gen.Spec{Dim: 3, Package: "p", Dir: "x"})
+	src, err := renderCUDA(Spec{Dim: 3, Package: "p", Dir: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -458,15 +456,15 @@ func TestCompileNVCCFails(t *testing.T) {
 	echo '1 error detected in the compilation of "p.cu".' >&2
 	exit 1`)
 	targets := []string{"sm_80", "compute_90"}
-	_, err := tc.Compile(context.Background(), nvccTestSource(t), targets, 2, false)
-	var ne *gen.NVCCError
+	_, err := tc.compile(context.Background(), nvccTestSource(t), targets, 2, false)
+	var ne *NVCCError
 	if !errors.As(err, &ne) {
-		t.Fatalf("Compile = %v, want *NVCCError", err)
+		t.Fatalf("compile = %v, want *NVCCError", err)
 	}
 	if ne.Output != said {
 		t.Errorf("Output = %q, want nvcc's text verbatim: %q", ne.Output, said)
 	}
-	if want := gen.NVCCArgs("p.cu", "out.fatbin", targets, 2); !reflect.DeepEqual(ne.Args, want) {
+	if want := nvccArgs("p.cu", "out.fatbin", targets, 2); !reflect.DeepEqual(ne.Args, want) {
 		t.Errorf("Args = %q, want %q", ne.Args, want)
 	}
 	var ee *exec.ExitError
@@ -480,15 +478,15 @@ func TestCompileNVCCFails(t *testing.T) {
 
 func TestCompileNoFatbin(t *testing.T) {
 	tc := nvccCompileFake(t, "\texit 0")
-	_, err := tc.Compile(context.Background(), nvccTestSource(t), []string{"sm_80"}, 1, false)
+	_, err := tc.compile(context.Background(), nvccTestSource(t), []string{"sm_80"}, 1, false)
 	if err == nil || !strings.Contains(err.Error(), "wrote no out.fatbin") {
-		t.Errorf("Compile = %v, want a missing-fatbin error", err)
+		t.Errorf("compile = %v, want a missing-fatbin error", err)
 	}
 }
 
 // nvccSuccessFake writes a fake nvcc that records its arguments, working
 // directory and input into rec, writes a fatbin and prints log.
-func nvccSuccessFake(t *testing.T, log string) (tc *gen.Toolchain, rec string) {
+func nvccSuccessFake(t *testing.T, log string) (tc *Toolchain, rec string) {
 	t.Helper()
 	rec = t.TempDir()
 	logFile := filepath.Join(rec, "ptxas.log")
@@ -508,7 +506,7 @@ func TestCompile(t *testing.T) {
 	log := readPtxasFixture(t)
 	tc, rec := nvccSuccessFake(t, log)
 	src := nvccTestSource(t)
-	b, err := tc.Compile(context.Background(), src, ptxasFixtureTargets, 3, false)
+	b, err := tc.compile(context.Background(), src, ptxasFixtureTargets, 3, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -528,7 +526,7 @@ func TestCompile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := strings.Join(gen.NVCCArgs("p.cu", "out.fatbin", ptxasFixtureTargets, 3), "\n") + "\n"; string(args) != want {
+	if want := strings.Join(nvccArgs("p.cu", "out.fatbin", ptxasFixtureTargets, 3), "\n") + "\n"; string(args) != want {
 		t.Errorf("nvcc ran with\n%s\nwant\n%s", args, want)
 	}
 	gotSrc, err := os.ReadFile(filepath.Join(rec, "p.cu"))
@@ -542,21 +540,21 @@ func TestCompile(t *testing.T) {
 	if scratch := strings.TrimSpace(string(pwd)); scratch == "" {
 		t.Error("nvcc recorded no working directory")
 	} else if _, err := os.Stat(scratch); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("Compile left its scratch directory %s behind (%v)", scratch, err)
+		t.Errorf("compile left its scratch directory %s behind (%v)", scratch, err)
 	}
 }
 
 func TestCompileSpills(t *testing.T) {
 	tc, _ := nvccSuccessFake(t, ptxasSpillLog(t))
 	src := nvccTestSource(t)
-	spill := gen.Resources{Kernel: "gibbs_sweep_const", Arch: "sm_80", Registers: 255, StackBytes: 168, SpillStores: 164, SpillLoads: 172}
+	spill := Resources{Kernel: "gibbs_sweep_const", Arch: "sm_80", Registers: 255, StackBytes: 168, SpillStores: 164, SpillLoads: 172}
 
-	_, err := tc.Compile(context.Background(), src, ptxasFixtureTargets, 1, false)
-	var se *gen.SpillError
+	_, err := tc.compile(context.Background(), src, ptxasFixtureTargets, 1, false)
+	var se *SpillError
 	if !errors.As(err, &se) {
-		t.Fatalf("Compile = %v, want *SpillError", err)
+		t.Fatalf("compile = %v, want *SpillError", err)
 	}
-	if !reflect.DeepEqual(se.Spills, []gen.Resources{spill}) {
+	if !reflect.DeepEqual(se.Spills, []Resources{spill}) {
 		t.Errorf("Spills = %+v, want only %+v", se.Spills, spill)
 	}
 	for _, want := range []string{"--allow-spills", "gibbs_sweep_const on sm_80: 255 registers, 164 bytes spill stores, 172 bytes spill loads"} {
@@ -565,9 +563,9 @@ func TestCompileSpills(t *testing.T) {
 		}
 	}
 
-	b, err := tc.Compile(context.Background(), src, ptxasFixtureTargets, 1, true)
+	b, err := tc.compile(context.Background(), src, ptxasFixtureTargets, 1, true)
 	if err != nil {
-		t.Fatalf("Compile with allowSpills: %v", err)
+		t.Fatalf("compile with allowSpills: %v", err)
 	}
 	if !reflect.DeepEqual(b.Resources[7], spill) || string(b.Fatbin) != "FATBIN\x00\x01" {
 		t.Errorf("with allowSpills: Resources[7] = %+v, fatbin %q", b.Resources[7], b.Fatbin)
@@ -585,12 +583,12 @@ func TestPTXArch(t *testing.T) {
 		{[]string{"sm_90"}, "compute_90"},
 		{[]string{"compute_86", "sm_89"}, "compute_86"},
 	} {
-		if got := gen.PTXArch(c.targets); got != c.want {
-			t.Errorf("PTXArch(%v) = %s, want %s", c.targets, got, c.want)
+		if got := ptxArch(c.targets); got != c.want {
+			t.Errorf("ptxArch(%v) = %s, want %s", c.targets, got, c.want)
 		}
 	}
-	args := strings.Join(gen.PTXArgs("m.cu", "out.ptx", "compute_80"), " ")
+	args := strings.Join(ptxArgs("m.cu", "out.ptx", "compute_80"), " ")
 	if args != "-ptx -O3 --fmad=false -std=c++17 -arch=compute_80 -o out.ptx m.cu" {
-		t.Errorf("PTXArgs = %q", args)
+		t.Errorf("ptxArgs = %q", args)
 	}
 }

@@ -1,12 +1,3 @@
-// Package gen is the gibbsgen generator. Its pipeline is a chain of values:
-//
-//	Spec (validated flags)
-//	  → RenderCUDA  → Source (CUDA text from templates/)
-//	  → Toolchain.Compile → Build (fatbin and ptxas resource report)
-//	  → GoPackage   → Package (files: Go binding, tests, source, fatbin, manifest)
-//	  → Write       (atomic replacement of the output directory)
-//
-// Only Toolchain.Compile and Write touch the file system or run programs.
 package gen
 
 import (
@@ -46,10 +37,10 @@ func (s Spec) dtype() kernels.DType {
 	return s.DType
 }
 
-// Kernels returns the rows of the kernel table the package holds, in table
+// kernels returns the rows of the kernel table the package holds, in table
 // order: every non-sweep kernel, and the chosen sweep strategies, that
-// support the spec's dim and dtype.
-func (s Spec) Kernels() []*kernels.Kernel {
+// support the spec's dim and dtype. resolve calls it once per spec.
+func (s Spec) kernels() []*kernels.Kernel {
 	var out []*kernels.Kernel
 	for _, k := range kernels.Supported(s.Dim, s.dtype()) {
 		if k.Role == kernels.Sweep && len(s.Strategies) > 0 && !slices.Contains(s.Strategies, k.Strategy) {
@@ -78,7 +69,7 @@ var archRE = regexp.MustCompile(`^(sm|compute)_[0-9]+[a-z]?$`)
 
 // Validate checks every field and returns the first violation as a *SpecError.
 // Arch entries are checked for form here; whether nvcc supports them is
-// checked against the found toolchain (Toolchain.CheckArch).
+// checked against the found toolchain (by Generate).
 func (s Spec) Validate() error {
 	if s.Dim < 1 || s.Dim > MaxDim {
 		return &SpecError{"dim", fmt.Sprint(s.Dim), fmt.Sprintf("must be an integer from 1 to %d", MaxDim)}

@@ -108,19 +108,12 @@ func (s *Sampler[T]) SweepChebyshevHost(x, prev []T, first, iterations int, st S
 		return err
 	}
 	return s.ctx.Do(func(l cuda.Locked) error {
-		b := uint64(len(x)) * elemSize[T]()
-		dx, err := s.scratchBuffer(l, 0, b)
+		dx, err := s.toScratch(l, 0, x)
 		if err != nil {
 			return err
 		}
-		dp, err := s.scratchBuffer(l, 1, b)
+		dp, err := s.toScratch(l, 1, prev)
 		if err != nil {
-			return err
-		}
-		if err := l.CopyToDevice(dx, unsafe.Pointer(&x[0]), b); err != nil {
-			return err
-		}
-		if err := l.CopyToDevice(dp, unsafe.Pointer(&prev[0]), b); err != nil {
 			return err
 		}
 		ch, err := s.chebyshevBuffer(l, run.table)
@@ -131,6 +124,7 @@ func (s *Sampler[T]) SweepChebyshevHost(x, prev []T, first, iterations int, st S
 		if err := s.launchSweeps(l, dx, chains, iterations, st, traceArgs{}, ch); err != nil {
 			return err
 		}
+		b := uint64(len(x)) * elemSize[T]()
 		if err := l.CopyFromDevice(unsafe.Pointer(&x[0]), dx, b); err != nil {
 			return err
 		}
@@ -142,12 +136,8 @@ func (s *Sampler[T]) SweepChebyshevHost(x, prev []T, first, iterations int, st S
 // is synchronous on the null stream, which the sampler's stream
 // synchronizes with, so it waits for launches still reading the buffer.
 func (s *Sampler[T]) chebyshevBuffer(l cuda.Locked, table []T) (chebArgs, error) {
-	b := uint64(len(table)) * elemSize[T]()
-	p, err := s.scratchBuffer(l, 2, b)
+	p, err := s.toScratch(l, 2, table)
 	if err != nil {
-		return chebArgs{}, err
-	}
-	if err := l.CopyToDevice(p, unsafe.Pointer(&table[0]), b); err != nil {
 		return chebArgs{}, err
 	}
 	return chebArgs{table: p}, nil

@@ -690,25 +690,18 @@ func (s *Sampler[T]) SweepNoise(x, noise []T, sweeps int) error {
 		return nil
 	}
 	return s.ctx.Do(func(l cuda.Locked) error {
-		xb, nb := uint64(len(x))*elemSize[T](), uint64(len(noise))*elemSize[T]()
-		dx, err := s.scratchBuffer(l, 0, xb)
+		dx, err := s.toScratch(l, 0, x)
 		if err != nil {
 			return err
 		}
-		dn, err := s.scratchBuffer(l, 1, nb)
+		dn, err := s.toScratch(l, 1, noise)
 		if err != nil {
-			return err
-		}
-		if err := l.CopyToDevice(dx, unsafe.Pointer(&x[0]), xb); err != nil {
-			return err
-		}
-		if err := l.CopyToDevice(dn, unsafe.Pointer(&noise[0]), nb); err != nil {
 			return err
 		}
 		if err := s.launch(l, k, kernels.EntryPlain, chains, noiseArgs(dx, dn, chains, sweeps)...); err != nil {
 			return err
 		}
-		return l.CopyFromDevice(unsafe.Pointer(&x[0]), dx, xb)
+		return l.CopyFromDevice(unsafe.Pointer(&x[0]), dx, uint64(len(x))*elemSize[T]())
 	})
 }
 
@@ -824,6 +817,17 @@ func (s *Sampler[T]) Transform(first uint32, out []T) error {
 		}
 		return l.CopyFromDevice(unsafe.Pointer(&out[0]), d, b)
 	})
+}
+
+// toScratch copies host, which is not empty, into scratch buffer k, grown
+// to fit, and returns the buffer.
+func (s *Sampler[T]) toScratch(l cuda.Locked, k int, host []T) (cuda.DevicePtr, error) {
+	b := uint64(len(host)) * elemSize[T]()
+	p, err := s.scratchBuffer(l, k, b)
+	if err != nil {
+		return 0, err
+	}
+	return p, l.CopyToDevice(p, unsafe.Pointer(&host[0]), b)
 }
 
 // scratchBuffer returns scratch buffer k with at least bytes bytes.

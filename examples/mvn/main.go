@@ -13,7 +13,7 @@
 // failure (the file's errors name its line and 1-based entries), 2 for
 // invalid flags.
 //
-//	go run ./examples/mvn -model examples/mvn/testdata/ar1-8.mtx [-plot DIR]
+//	go run ./examples/mvn -model testdata/ar1-8.mtx [-plot DIR]
 //
 // It runs on GPU 0 (-device picks another); without a CUDA driver or
 // device it says so and runs the bit-identical CPU twin instead, with the

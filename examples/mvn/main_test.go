@@ -19,13 +19,17 @@ import (
 	"github.com/gibbsgen/gibbsgen/mixing"
 )
 
+// ar1Model is the model the README runs the example with, a fixture of the
+// repository's top-level testdata.
+var ar1Model = filepath.Join("..", "..", "testdata", "ar1-8.mtx")
+
 // TestExampleOnCPU runs the example as the README shows, on the CPU twin,
 // and checks each mean and variance against the exact value within 5 of
 // its own Monte Carlo standard errors (fixed seed: the run is
 // deterministic).
 func TestExampleOnCPU(t *testing.T) {
 	var out, errs bytes.Buffer
-	code := run([]string{"-model", "testdata/ar1-8.mtx", "-cpu", "-chains", "64", "-traced", "32",
+	code := run([]string{"-model", ar1Model, "-cpu", "-chains", "64", "-traced", "32",
 		"-burnin", "300", "-samples", "400", "-thin", "3"}, &out, &errs)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs.String())
@@ -165,7 +169,7 @@ func TestModelErrorsNameFileEntries(t *testing.T) {
 // TestUsageExits2: invalid flags exit 2 with one line naming the flag and
 // the rule; a model file that cannot be read is a failure (exit 1).
 func TestUsageExits2(t *testing.T) {
-	model := filepath.Join("testdata", "ar1-8.mtx")
+	model := ar1Model
 	for _, c := range []struct {
 		args []string
 		want string

@@ -193,7 +193,8 @@ func TestOpenDeviceNegativeOrdinal(t *testing.T) {
 
 func TestOpenContextClosedErrors(t *testing.T) {
 	// A closed Context never reaches the driver, so this runs anywhere.
-	c := &Context{closed: true}
+	c := newContext(nil, 0)
+	c.closed = true
 	var buf [4]byte
 	check := func(name string, err error) {
 		t.Helper()
@@ -300,7 +301,8 @@ func TestLaunchRejectsUnsupportedArgumentTypes(t *testing.T) {
 		}
 	}
 	// Launch reports the bad argument before touching the context.
-	c := &Context{closed: true}
+	c := newContext(nil, 0)
+	c.closed = true
 	err := c.Launch(1, [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, 0, DevicePtr(1), 3)
 	if err == nil || !strings.Contains(err.Error(), "kernel argument 1 has unsupported type int") {
 		t.Errorf("Launch with an int argument: %v", err)
@@ -309,7 +311,7 @@ func TestLaunchRejectsUnsupportedArgumentTypes(t *testing.T) {
 		t.Error("Launch accepted a nil Function")
 	}
 	// So does Locked.Launch, used inside Do.
-	err = Locked{c}.Launch(1, [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, 0, complex64(1))
+	err = Locked{ops{c: c, inDo: true}}.Launch(1, [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, 0, complex64(1))
 	if err == nil || !strings.Contains(err.Error(), "kernel argument 0 has unsupported type complex64") {
 		t.Errorf("launch with a complex64 argument: %v", err)
 	}
