@@ -201,7 +201,7 @@ func TestUsageExits2(t *testing.T) {
 func TestPlotOnCPU(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "charts")
 	var out, errs bytes.Buffer
-	code := run([]string{"-model", "testdata/ar1-8.mtx", "-cpu", "-chains", "8", "-traced", "4",
+	code := run([]string{"-model", ar1Model, "-cpu", "-chains", "8", "-traced", "4",
 		"-burnin", "20", "-samples", "40", "-thin", "2", "-plot", dir, "-plot-coords", "2,7"}, &out, &errs)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs.String())
@@ -240,7 +240,7 @@ func TestPlotOnCPU(t *testing.T) {
 // TestPlotUsage: bad -plot-coords and a -plot path that cannot be a
 // directory exit 2 before sampling, naming the value and the rule.
 func TestPlotUsage(t *testing.T) {
-	model := filepath.Join("testdata", "ar1-8.mtx")
+	model := ar1Model
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -268,7 +268,7 @@ func TestPlotUsage(t *testing.T) {
 // draws sums to package mixing's closed-form IAT of each coordinate,
 // 1 + 2·Σ_{k≥1} ρ_k, and at lag 0 is 1.
 func TestClosedACF(t *testing.T) {
-	f, err := os.Open(filepath.Join("testdata", "ar1-8.mtx"))
+	f, err := os.Open(ar1Model)
 	if err != nil {
 		t.Fatal(err)
 	}
