@@ -165,7 +165,7 @@ func TestEveryRowHasItsBlock(t *testing.T) {
 			continue
 		}
 		var buf strings.Builder
-		if err := cudaTemplates.ExecuteTemplate(&buf, k.Block, cudaData{Dim: 7}); err != nil {
+		if err := cudaTemplates.ExecuteTemplate(&buf, k.Block, blockData{cudaData{Dim: 7}, k}); err != nil {
 			t.Errorf("kernel %s: %v", k.Name, err)
 			continue
 		}

@@ -59,12 +59,8 @@ func (d cudaData) Uses(name string) bool {
 	return slices.ContainsFunc(d.symbols, func(s kernels.Symbol) bool { return s.Name == name })
 }
 
-// entryData names a strategy's entry points for the "sweep_entries" block,
-// with the C name of the element type.
-type entryData struct{ Name, Body, Bounds, Real string }
-
 var cudaTemplates = template.Must(template.New("").Funcs(template.FuncMap{
-	"entry": func(name, body, bounds, real string) entryData { return entryData{name, body, bounds, real} },
+	"entry": entry,
 }).ParseFS(templates.FS, "*.cu.tmpl"))
 
 // RenderCUDA renders the module's shared code, then the block of each
@@ -124,7 +120,7 @@ func render(s Spec, name string, ks []*kernels.Kernel) (Source, error) {
 		if i > 0 {
 			buf.WriteByte('\n')
 		}
-		if err := cudaTemplates.ExecuteTemplate(&buf, k.Block, d); err != nil {
+		if err := cudaTemplates.ExecuteTemplate(&buf, k.Block, blockData{d, k}); err != nil {
 			return Source{}, fmt.Errorf("rendering kernel %s: %w", k.Name, err)
 		}
 	}

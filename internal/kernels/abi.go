@@ -185,10 +185,16 @@ func (k ParamKind) Go() GoKind {
 	return GoPointer
 }
 
-// Param is one kernel parameter, in order.
+// Param is one kernel parameter, in order. The parameter lists are the
+// kernel ABI's one writing: gen renders the entry points' C signatures from
+// them and gibbsrt builds the launch arguments from them.
 type Param struct {
 	Name string
 	Kind ParamKind
+	// Break starts a new line of the rendered C signature before this
+	// parameter: layout only, so that the source reads as it was written
+	// by hand.
+	Break bool
 }
 
 // CheckArgs reports whether a launch's arguments, given as their GoKinds,
