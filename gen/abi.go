@@ -1,21 +1,53 @@
 package gen
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
 // The C side of the kernel ABI, rendered from the kernel table: the entry
-// points' signatures from the rows' parameter lists, so that the template,
-// the manifest and the runtime's launch arguments (gibbsrt/launch.go) all
-// read the one list.
+// points' signatures from the rows' parameter lists, and the module
+// tables' declarations from their rows, so that the template, the
+// manifest and the runtime (gibbsrt/launch.go, gibbsrt/tables.go) all
+// read the one description.
 
 // blockData is what a kernel's template block renders from: the module's
-// data and the kernel's row.
+// data, the kernel's row and the row's Shape for the module's dim and
+// dtype (nil where the row has none).
 type blockData struct {
 	cudaData
 	Kernel *kernels.Kernel
+	Shape  any
+}
+
+func newBlockData(d cudaData, k *kernels.Kernel) blockData {
+	b := blockData{cudaData: d, Kernel: k}
+	if k.Shape != nil {
+		b.Shape = k.Shape(d.Dim, d.DType)
+	}
+	return b
+}
+
+// Declare renders the declaration of the module table called name from
+// its row (kernels.Symbols): its memory space, the element type and its
+// length in the source's macros.
+func (d cudaData) Declare(name string) (string, error) {
+	s, ok := kernels.SymbolNamed(name)
+	if !ok {
+		return "", fmt.Errorf("no module table %q in the kernel table", name)
+	}
+	space := "__constant__"
+	if s.Space == "global" {
+		space = "__device__ __align__(16)"
+	}
+	n := []string{strconv.Itoa(s.Frames)}
+	for _, e := range s.Extents {
+		n = append(n, e.Macro)
+	}
+	return fmt.Sprintf("%s gg_real %s[%s];", space, s.Name, strings.Join(n, " * ")), nil
 }
 
 // signature renders the C declarator of an entry point, name(params), with

@@ -43,10 +43,6 @@ type cudaData struct {
 	Dim, Stride, Groups, Block, WarpsPerBlock, Lanes int
 	MomentThreads, MomentTile, MomentTileBytes       int
 	BackwardGroups, ChebyshevStride                  int
-	Tile                                             kernels.Tile
-	TileWarps                                        int
-	Matrix                                           kernels.MatrixShape
-	MatrixExactKind                                  int
 	DType                                            kernels.DType
 	Normal                                           normalData
 	Kernels                                          []*kernels.Kernel
@@ -102,10 +98,6 @@ func render(s Spec, name string, ks []*kernels.Kernel) (Source, error) {
 		MomentTile:      kernels.MomentTile,
 		MomentTileBytes: kernels.MomentTileBytes,
 		BackwardGroups:  kernels.BackwardGroups,
-		Tile:            kernels.TileShape(s.Dim, s.dtype()),
-		TileWarps:       kernels.TileWarps,
-		Matrix:          kernels.MatrixShapeOf(s.Dim, s.dtype()),
-		MatrixExactKind: kernels.MatrixExactKind,
 		ChebyshevStride: kernels.ChebyshevStride,
 		DType:           s.dtype(),
 		Normal:          normal,
@@ -120,7 +112,7 @@ func render(s Spec, name string, ks []*kernels.Kernel) (Source, error) {
 		if i > 0 {
 			buf.WriteByte('\n')
 		}
-		if err := cudaTemplates.ExecuteTemplate(&buf, k.Block, blockData{d, k}); err != nil {
+		if err := cudaTemplates.ExecuteTemplate(&buf, k.Block, newBlockData(d, k)); err != nil {
 			return Source{}, fmt.Errorf("rendering kernel %s: %w", k.Name, err)
 		}
 	}

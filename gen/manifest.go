@@ -137,7 +137,7 @@ func params(ps []kernels.Param, dt kernels.DType) []Param {
 func Symbols(ks []*kernels.Kernel, dim int, dt kernels.DType) []Symbol {
 	var out []Symbol
 	for _, s := range kernels.SymbolsOf(ks) {
-		out = append(out, Symbol{s.Name, s.Space, dt.CType(), s.Length(dim), s.Meaning(dim)})
+		out = append(out, Symbol{s.Name, s.Space, dt.CType(), s.Length(dim, dt), s.Meaning(dim, dt)})
 	}
 	return out
 }

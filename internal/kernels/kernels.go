@@ -150,6 +150,12 @@ type Kernel struct {
 	// place of Geometry (the tiled kernel's chains per block depend on it).
 	GeometryOf func(dim int, dt DType) Geometry
 	Symbols    []string // the module tables it reads (see Symbols)
+	// Tables are the tables of the kernel's own layout, which its template
+	// block declares (see Symbols).
+	Tables []Symbol
+	// Shape, if set, is what its template block reads as .Shape for a dim
+	// and dtype (the tiled kernel's Tile, say).
+	Shape func(dim int, dt DType) any
 
 	// Dims is the largest dim it supports in each dtype it supports; why
 	// is in the comment of its row.
@@ -408,6 +414,8 @@ var table = []Kernel{
 			return Geometry{Unit: "chains", PerBlock: t.Chain, Threads: 32 * TileWarps, Note: fmt.Sprintf("%d lanes per chain", t.P)}
 		},
 		Symbols: []string{SymbolWeightTile, SymbolOffset, SymbolScale, SymbolKeep},
+		Tables:  []Symbol{tileTable},
+		Shape:   func(dim int, dt DType) any { return TileShape(dim, dt) },
 		// Nothing of dim² size is held anywhere; 32 lanes of 32 slots.
 		Dims: anyDims,
 		// The only strategy beyond dim 64 (dim 32 in float64); below, the
@@ -444,6 +452,10 @@ var table = []Kernel{
 				Note: fmt.Sprintf("a thread per %d coordinates of %d chains", m.RI, m.RC)}
 		},
 		Symbols: []string{SymbolMatM, SymbolMatN, SymbolMatC},
+		Tables:  matrixTables,
+		Shape: func(dim int, dt DType) any {
+			return MatrixBlock{MatrixShapeOf(dim, dt), MatrixExactKind}
+		},
 		// Nothing of dim² size is held on chip: the tables stream through
 		// the caches.
 		Dims: anyDims,

@@ -1,5 +1,7 @@
 package kernels
 
+import "fmt"
+
 // The matrix strategy runs every pass of a sweep as one affine map of the
 // state and the pass's normals, x' = M·x + c + N·z (README, "The matrix
 // form"): every output coordinate of every chain is then independent of
@@ -99,3 +101,41 @@ func matrixShared(dim, chains, ztile int, dt DType) int {
 // matrixStride is the padded row length of the matrix tables, which does
 // not depend on the dtype.
 func matrixStride(dim int) int { return MatrixShapeOf(dim, Float32).Stride }
+
+// MatrixBlock is what the matrix kernel's template block reads as .Shape:
+// its shape and the Ext kind of an exact draw.
+type MatrixBlock struct {
+	MatrixShape
+	ExactKind int
+}
+
+// The matrix kernel's tables (README, "The matrix form").
+const (
+	SymbolMatM = "gibbs_mat_m" // __device__, [2][dim][MatrixShape.Stride]
+	SymbolMatN = "gibbs_mat_n" // __device__, [3][dim][MatrixShape.Stride]
+	SymbolMatC = "gibbs_mat_c" // __device__, [3][MatrixShape.Stride]
+)
+
+// matrixTables are the matrix kernel's tables, declared by its row. They
+// are in gibbsrt.MatrixTables's layout, which the twin reads too. They are
+// computed on demand: an O(dim³) solve (1.1 s at dim 1024 on 2 cores,
+// against the model's checks' 0.09 s) that a package's other strategies
+// do not need.
+var matrixTables = func() []Symbol {
+	stride := Extent{"GG_MST", func(d int, _ DType) int { return matrixStride(d) }}
+	dim := extentDim
+	return []Symbol{
+		{Name: SymbolMatM, Space: "global", Frames: 2, Extents: []Extent{dim, stride}, Source: SourceMatM, OnDemand: true,
+			Meaning: func(d int, _ DType) string {
+				return fmt.Sprintf("the matrix form's state matrices, transposed: M_f[i][k] at (f*%d + k)*%d + i, i and k positions of frame f (0: forward passes, position p is coordinate p; 1: backward passes, position p is coordinate dim-1-p; README, \"The matrix form\"); 0 for i >= %d", d, matrixStride(d), d)
+			}},
+		{Name: SymbolMatN, Space: "global", Frames: MatrixFrames, Extents: []Extent{dim, stride}, Source: SourceMatN, OnDemand: true,
+			Meaning: func(d int, _ DType) string {
+				return fmt.Sprintf("the matrix form's noise matrices, transposed: N_f[i][p] at (f*%d + p)*%d + i, i and p positions of frame f (0 forward, 1 backward, as gibbs_mat_m; 2 exact draws, in coordinate order), lower triangular in every frame, p the position whose normal it weighs; 0 for i >= %d", d, matrixStride(d), d)
+			}},
+		{Name: SymbolMatC, Space: "global", Frames: MatrixFrames, Extents: []Extent{stride}, Source: SourceMatC, OnDemand: true,
+			Meaning: func(d int, _ DType) string {
+				return fmt.Sprintf("the matrix form's offsets c_f[i] at f*%d + i, i a position of frame f (frame 2: mu); 0 for i >= %d", matrixStride(d), d)
+			}},
+	}
+}()
