@@ -252,17 +252,3 @@ type Param struct {
 	// by hand.
 	Break bool
 }
-
-// CheckArgs reports whether a launch's arguments, given as their GoKinds,
-// match params, the parameters of the entry point name, in number and kind.
-func CheckArgs(name string, params []Param, args []GoKind) error {
-	if len(args) != len(params) {
-		return fmt.Errorf("kernel %s takes %d arguments, launched with %d", name, len(params), len(args))
-	}
-	for i, p := range params {
-		if args[i] != p.Kind.Go() {
-			return fmt.Errorf("kernel %s argument %d (%s) must be a %v, launched as a %v", name, i, p.Name, p.Kind.Go(), args[i])
-		}
-	}
-	return nil
-}

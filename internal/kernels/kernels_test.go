@@ -90,23 +90,6 @@ func TestTileShape(t *testing.T) {
 	}
 }
 
-func TestCheckArgs(t *testing.T) {
-	k := Named("gibbs_philox")
-	if err := CheckArgs(k.Name, k.Params, []GoKind{GoPointer, GoPointer, GoUint32}); err != nil {
-		t.Error(err)
-	}
-	for _, bad := range [][]GoKind{
-		{GoPointer, GoPointer},
-		{GoPointer, GoPointer, GoUint64},
-		{GoUint64, GoPointer, GoUint32},
-		{GoPointer, GoPointer, GoUint32, GoUint32},
-	} {
-		if err := CheckArgs(k.Name, k.Params, bad); err == nil {
-			t.Errorf("CheckArgs(%v) accepted", bad)
-		}
-	}
-}
-
 // TestTables: every table has a unique name, a known space and source, a
 // positive length; every table a row reads is described; and a layout
 // function puts each of its source's elements it takes at a distinct index
