@@ -71,6 +71,14 @@ func TestReferenceTable(t *testing.T) {
 			t.Errorf("table %s: %d elements, %v; want the source's %d", name, len(got), err, len(want))
 		}
 	}
+	// The length the manifest gives each table is the runtime's (the
+	// matrix tables' rows are padded by the dtype's shape: 40 here, 37 in
+	// float32).
+	for _, sym := range kernels.Symbols() {
+		if got, err := r.Table(sym.Name); err != nil || len(got) != sym.Length(dim, kernels.Float64) {
+			t.Errorf("table %s: %d elements, %v; the manifest says %d", sym.Name, len(got), err, sym.Length(dim, kernels.Float64))
+		}
+	}
 	if _, err := r.Table("gibbs_nothing"); err == nil || !strings.Contains(err.Error(), `"gibbs_nothing"`) {
 		t.Errorf("Table of an unknown name: %v", err)
 	}

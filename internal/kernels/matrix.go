@@ -98,9 +98,6 @@ func matrixShared(dim, chains, ztile int, dt DType) int {
 	return (dim + ztile) * chains * dt.Size()
 }
 
-// matrixStride is the padded row length of the matrix tables, which does
-// not depend on the dtype.
-func matrixStride(dim int) int { return MatrixShapeOf(dim, Float32).Stride }
 
 // MatrixBlock is what the matrix kernel's template block reads as .Shape:
 // its shape and the Ext kind of an exact draw.
@@ -122,20 +119,23 @@ const (
 // against the model's checks' 0.09 s) that a package's other strategies
 // do not need.
 var matrixTables = func() []Symbol {
-	stride := Extent{"GG_MST", func(d int, _ DType) int { return matrixStride(d) }}
+	// The padded row length depends on the dtype: a thread's rows fit its
+	// registers at twice the dim in float32 (dim 33: 33 in float32, 36 in
+	// float64).
+	stride := Extent{"GG_MST", func(d int, dt DType) int { return MatrixShapeOf(d, dt).Stride }}
 	dim := extentDim
 	return []Symbol{
 		{Name: SymbolMatM, Space: "global", Frames: 2, Extents: []Extent{dim, stride}, Source: SourceMatM, OnDemand: true,
-			Meaning: func(d int, _ DType) string {
-				return fmt.Sprintf("the matrix form's state matrices, transposed: M_f[i][k] at (f*%d + k)*%d + i, i and k positions of frame f (0: forward passes, position p is coordinate p; 1: backward passes, position p is coordinate dim-1-p; README, \"The matrix form\"); 0 for i >= %d", d, matrixStride(d), d)
+			Meaning: func(d int, dt DType) string {
+				return fmt.Sprintf("the matrix form's state matrices, transposed: M_f[i][k] at (f*%d + k)*%d + i, i and k positions of frame f (0: forward passes, position p is coordinate p; 1: backward passes, position p is coordinate dim-1-p; README, \"The matrix form\"); 0 for i >= %d", d, stride.Of(d, dt), d)
 			}},
 		{Name: SymbolMatN, Space: "global", Frames: MatrixFrames, Extents: []Extent{dim, stride}, Source: SourceMatN, OnDemand: true,
-			Meaning: func(d int, _ DType) string {
-				return fmt.Sprintf("the matrix form's noise matrices, transposed: N_f[i][p] at (f*%d + p)*%d + i, i and p positions of frame f (0 forward, 1 backward, as gibbs_mat_m; 2 exact draws, in coordinate order), lower triangular in every frame, p the position whose normal it weighs; 0 for i >= %d", d, matrixStride(d), d)
+			Meaning: func(d int, dt DType) string {
+				return fmt.Sprintf("the matrix form's noise matrices, transposed: N_f[i][p] at (f*%d + p)*%d + i, i and p positions of frame f (0 forward, 1 backward, as gibbs_mat_m; 2 exact draws, in coordinate order), lower triangular in every frame, p the position whose normal it weighs; 0 for i >= %d", d, stride.Of(d, dt), d)
 			}},
 		{Name: SymbolMatC, Space: "global", Frames: MatrixFrames, Extents: []Extent{stride}, Source: SourceMatC, OnDemand: true,
-			Meaning: func(d int, _ DType) string {
-				return fmt.Sprintf("the matrix form's offsets c_f[i] at f*%d + i, i a position of frame f (frame 2: mu); 0 for i >= %d", matrixStride(d), d)
+			Meaning: func(d int, dt DType) string {
+				return fmt.Sprintf("the matrix form's offsets c_f[i] at f*%d + i, i a position of frame f (frame 2: mu); 0 for i >= %d", stride.Of(d, dt), d)
 			}},
 	}
 }()
