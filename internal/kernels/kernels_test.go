@@ -91,7 +91,8 @@ func TestTileShape(t *testing.T) {
 }
 
 // TestTables: every table has a unique name, a known space and source, a
-// positive length; every table a row reads is described; and a layout
+// positive length; every table a row reads is described, and a row reads
+// the tables it declares; and a layout
 // function puts each of its source's elements it takes at a distinct index
 // inside the table, from inside the source.
 func TestTables(t *testing.T) {
@@ -106,6 +107,11 @@ func TestTables(t *testing.T) {
 		for _, n := range k.Symbols {
 			if !names[n] {
 				t.Errorf("kernel %s reads table %q, which no row describes", k.Name, n)
+			}
+		}
+		for _, own := range k.Tables {
+			if !slices.Contains(k.Symbols, own.Name) {
+				t.Errorf("kernel %s declares table %s but does not read it", k.Name, own.Name)
 			}
 		}
 	}

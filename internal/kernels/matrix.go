@@ -98,6 +98,16 @@ func matrixShared(dim, chains, ztile int, dt DType) int {
 	return (dim + ztile) * chains * dt.Size()
 }
 
+// MatrixAt is the matrix kernel's layout function: where its tables
+// gibbs_mat_m and gibbs_mat_n hold entry (i, k) of frame f's matrix, M_f or
+// N_f, at dim with rows of stride (MatrixShape.Stride) elements. They are
+// transposed, row k holding column k, so that a thread's consecutive
+// positions i are consecutive addresses. The runtime builds its tables,
+// and the twin reads them, through it.
+func MatrixAt(dim, stride, f, i, k int) int { return (f*dim+k)*stride + i }
+
+// MatrixVectorAt is where gibbs_mat_c holds entry i of frame f's c.
+func MatrixVectorAt(stride, f, i int) int { return f*stride + i }
 
 // MatrixBlock is what the matrix kernel's template block reads as .Shape:
 // its shape and the Ext kind of an exact draw.
@@ -113,8 +123,9 @@ const (
 	SymbolMatC = "gibbs_mat_c" // __device__, [3][MatrixShape.Stride]
 )
 
-// matrixTables are the matrix kernel's tables, declared by its row. They
-// are in gibbsrt.MatrixTables's layout, which the twin reads too. They are
+// matrixTables are the matrix kernel's tables, declared by its row. The
+// runtime's source, gibbsrt.MatrixTables, is built in their layout
+// (MatrixAt, MatrixVectorAt), which the twin reads too. They are
 // computed on demand: an O(dim³) solve (1.1 s at dim 1024 on 2 cores,
 // against the model's checks' 0.09 s) that a package's other strategies
 // do not need.
