@@ -161,7 +161,7 @@ func TestEveryRowHasItsBlock(t *testing.T) {
 			continue
 		}
 		var buf strings.Builder
-		if err := cudaTemplates.ExecuteTemplate(&buf, k.Block, cudaData{Dim: 7}); err != nil {
+		if err := cudaTemplates.ExecuteTemplate(&buf, k.Block, newBlockData(cudaData{Dim: 7, DType: kernels.Float32}, k)); err != nil {
 			t.Errorf("kernel %s: %v", k.Name, err)
 			continue
 		}
@@ -173,5 +173,20 @@ func TestEveryRowHasItsBlock(t *testing.T) {
 		if _, order := kernelSignatures([]byte(buf.String())); !slices.Equal(order, want) {
 			t.Errorf("block %s defines %v, want %v", k.Block, order, want)
 		}
+	}
+}
+
+// TestDeclare: a table's declaration is rendered from its row, and a name
+// no row describes is an error naming it.
+func TestDeclare(t *testing.T) {
+	d := cudaData{Dim: 7, DType: kernels.Float32}
+	if got, err := d.Declare(kernels.SymbolMatN); err != nil || got != "__device__ __align__(16) gg_real gibbs_mat_n[3 * GG_DIM * GG_MST];" {
+		t.Errorf("Declare(%s) = %q, %v", kernels.SymbolMatN, got, err)
+	}
+	if got, err := d.Declare(kernels.SymbolKeep); err != nil || got != "__constant__ gg_real gibbs_keep[1];" {
+		t.Errorf("Declare(%s) = %q, %v", kernels.SymbolKeep, got, err)
+	}
+	if _, err := d.Declare("gibbs_nothing"); err == nil || !strings.Contains(err.Error(), `"gibbs_nothing"`) {
+		t.Errorf("Declare of an unknown table: %v", err)
 	}
 }

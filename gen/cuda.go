@@ -43,10 +43,6 @@ type cudaData struct {
 	Dim, Stride, Groups, Block, WarpsPerBlock, Lanes int
 	MomentThreads, MomentTile, MomentTileBytes       int
 	BackwardGroups, ChebyshevStride                  int
-	Tile                                             kernels.Tile
-	TileWarps                                        int
-	Matrix                                           kernels.MatrixShape
-	MatrixExactKind                                  int
 	DType                                            kernels.DType
 	Normal                                           normalData
 	Kernels                                          []*kernels.Kernel
@@ -59,12 +55,8 @@ func (d cudaData) Uses(name string) bool {
 	return slices.ContainsFunc(d.symbols, func(s kernels.Symbol) bool { return s.Name == name })
 }
 
-// entryData names a strategy's entry points for the "sweep_entries" block,
-// with the C name of the element type.
-type entryData struct{ Name, Body, Bounds, Real string }
-
 var cudaTemplates = template.Must(template.New("").Funcs(template.FuncMap{
-	"entry": func(name, body, bounds, real string) entryData { return entryData{name, body, bounds, real} },
+	"entry": entry,
 }).ParseFS(templates.FS, "*.cu.tmpl"))
 
 // render renders the module's CUDA: the fatbin's source (the shared code,
@@ -95,10 +87,6 @@ func (s *module) renderImage(name string, img image) (source, error) {
 		MomentTile:      kernels.MomentTile,
 		MomentTileBytes: kernels.MomentTileBytes,
 		BackwardGroups:  kernels.BackwardGroups,
-		Tile:            s.tile,
-		TileWarps:       kernels.TileWarps,
-		Matrix:          s.matrix,
-		MatrixExactKind: kernels.MatrixExactKind,
 		ChebyshevStride: kernels.ChebyshevStride,
 		DType:           s.dtype,
 		Normal:          normal,
@@ -113,7 +101,7 @@ func (s *module) renderImage(name string, img image) (source, error) {
 		if i > 0 {
 			buf.WriteByte('\n')
 		}
-		if err := cudaTemplates.ExecuteTemplate(&buf, k.Block, d); err != nil {
+		if err := cudaTemplates.ExecuteTemplate(&buf, k.Block, newBlockData(d, k)); err != nil {
 			return source{}, fmt.Errorf("rendering kernel %s: %w", k.Name, err)
 		}
 	}

@@ -168,34 +168,14 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 }
 
 // uploadTables fills the module tables of s's kernels from ref's model and
-// scheme, as gibbsrt.Sampler.SetModel does.
+// scheme, as gibbsrt.Sampler.SetModel and its launches do.
 func uploadTables[T gibbsrt.Float](t *testing.T, d *emuDevice, s Spec, ref *gibbsrt.Reference[T]) {
-	co := ref.Coefficients()
-	mt, err := ref.MatrixTables()
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, sym := range kernels.SymbolsOf(s.kernels()) {
-		switch sym.Name {
-		case kernels.SymbolWeight, kernels.SymbolWeightG:
-			d.Symbol(sym.Name, co.Weight)
-		case kernels.SymbolOffset:
-			d.Symbol(sym.Name, co.Offset)
-		case kernels.SymbolScale:
-			d.Symbol(sym.Name, co.Scale)
-		case kernels.SymbolKeep:
-			d.Symbol(sym.Name, []T{co.Keep})
-		case kernels.SymbolWeightTile:
-			d.Symbol(sym.Name, co.TileTable())
-		case kernels.SymbolMatM:
-			d.Symbol(sym.Name, mt.M)
-		case kernels.SymbolMatN:
-			d.Symbol(sym.Name, mt.N)
-		case kernels.SymbolMatC:
-			d.Symbol(sym.Name, mt.C)
-		default:
-			panic("uploadTables: no data for table " + sym.Name)
+		data, err := ref.Table(sym.Name)
+		if err != nil {
+			t.Fatal(err)
 		}
+		d.Symbol(sym.Name, data)
 	}
 }
 

@@ -20,12 +20,15 @@ type Param struct {
 }
 
 // Grid is a kernel's launch shape: ceil(units/per_block) blocks of threads
-// threads, in one dimension.
+// threads, in one dimension. A kernel with per_sm loops over its groups of
+// per_block units, so any grid is correct; the runtime caps it at per_sm
+// blocks per multiprocessor.
 type Grid struct {
 	Units       string `json:"units"`
 	PerBlock    int    `json:"per_block"`
 	Threads     int    `json:"threads"`
 	SharedBytes int    `json:"shared_bytes,omitempty"` // dynamic shared memory per block
+	PerSM       int    `json:"per_sm,omitempty"`
 }
 
 // Kernel is one entry point of the module.
@@ -98,7 +101,7 @@ func (s *module) manifestKernels() []Kernel {
 			Name:   k.Name,
 			Role:   k.Role.String(),
 			Launch: g.String(),
-			Grid:   Grid{g.Unit, g.PerBlock, g.Threads, g.Shared},
+			Grid:   Grid{g.Unit, g.PerBlock, g.Threads, g.Shared, g.PerSM},
 			Doc:    k.Doc,
 			Params: params(k.Params, dt),
 			Reads:  append([]string{}, k.Symbols...),
@@ -138,7 +141,7 @@ func params(ps []kernels.Param, dt kernels.DType) []Param {
 func (s *module) manifestSymbols() []Symbol {
 	var out []Symbol
 	for _, t := range s.tables {
-		out = append(out, Symbol{t.Name, t.Space, s.dtype.CType(), t.Length(s.Dim), t.Meaning(s.Dim)})
+		out = append(out, Symbol{t.Name, t.Space, s.dtype.CType(), t.Length(s.Dim, s.dtype), t.Meaning(s.Dim, s.dtype)})
 	}
 	return out
 }

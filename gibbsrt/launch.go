@@ -2,16 +2,57 @@ package gibbsrt
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gibbsgen/gibbsgen/internal/cuda"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
-// The kernel ABI has three writings: the template's signatures, the table's
-// Params (from which the manifest is written), and the argument lists
-// below. gen's tests check the first against the second; launch checks the
-// third against the second at every launch, and TestLaunchArgsMatchTable
-// runs every builder below against every row.
+// The kernel ABI is written once, in the table's parameter lists: gen
+// renders the entry points' signatures from them, and a launch builds its
+// argument list from them. The builders below only name the values a
+// launch has; launch takes those the entry point's list names, in its
+// order, each passed as its kind says.
+
+// arg is one launch value and the parameter name it is passed as.
+type arg struct {
+	name string
+	v    uint64
+}
+
+// argValues are a launch's values by parameter name. A slice, not a map:
+// a launch has at most 15, and it is built on every call.
+type argValues []arg
+
+// args returns the argument list of entry point name with params: each
+// parameter's value, as a device pointer, a uint64 or a uint32.
+func (vs argValues) args(name string, params []kernels.Param) ([]any, error) {
+	out := make([]any, len(params))
+	for i, p := range params {
+		j := 0
+		for j < len(vs) && vs[j].name != p.Name {
+			j++
+		}
+		if j == len(vs) {
+			return nil, fmt.Errorf("gibbsrt: kernel %s argument %d (%s): the launch has no value for it", name, i, p.Name)
+		}
+		v := vs[j].v
+		switch p.Kind.Go() {
+		case kernels.GoPointer:
+			out[i] = cuda.DevicePtr(v)
+		case kernels.GoUint64:
+			out[i] = v
+		case kernels.GoUint32:
+			if v > math.MaxUint32 {
+				return nil, fmt.Errorf("gibbsrt: kernel %s argument %d (%s) = %d; it must fit 32 bits", name, i, p.Name, v)
+			}
+			out[i] = uint32(v)
+		default:
+			return nil, fmt.Errorf("gibbsrt: kernel %s argument %d (%s) has kind %v", name, i, p.Name, p.Kind.Go())
+		}
+	}
+	return out, nil
+}
 
 // traceArgs are a traced sweep launch's trace arguments; the zero value
 // means a plain launch.
@@ -21,16 +62,6 @@ type traceArgs struct {
 	chain0, chains uint64
 }
 
-// sweepArgs is the argument list of a Sweep kernel.
-func sweepArgs(x cuda.DevicePtr, chains, sweeps int, st Stream) []any {
-	return []any{x, uint64(chains), uint32(sweeps), st.Seed, st.Sweep, st.Chain}
-}
-
-// tracedArgs is the argument list of a Sweep kernel's traced entry point.
-func tracedArgs(x cuda.DevicePtr, chains, sweeps int, st Stream, t traceArgs) []any {
-	return append(sweepArgs(x, chains, sweeps, st), t.out, t.thin, t.chain0, t.chains, t.index, t.cols)
-}
-
 // chebArgs are a Chebyshev launch's arguments: the coefficient table (on
 // the device, kernels.ChebyshevStride per iteration) and the previous
 // iterates; the zero value means other sweeps.
@@ -38,78 +69,77 @@ type chebArgs struct {
 	table, prev cuda.DevicePtr
 }
 
-// exactArgs is the argument list of the Matrix strategy's Ext entry point
-// for one exact draw of every chain (kernels.MatrixExactKind).
-func exactArgs(x cuda.DevicePtr, chains int, st Stream) []any {
+// sweepArgs are a Sweep kernel's values: the state and the stream.
+func sweepArgs(x cuda.DevicePtr, chains, sweeps int, st Stream) argValues {
+	return argValues{{"x", uint64(x)}, {"chains", uint64(chains)}, {"sweeps", uint64(sweeps)},
+		{"seed", st.Seed}, {"sweep0", st.Sweep}, {"chain0", st.Chain}}
+}
+
+// values are the trace's values.
+func (t traceArgs) values() argValues {
+	return argValues{{"trace", uint64(t.out)}, {"thin", uint64(t.thin)}, {"trace_chain0", t.chain0},
+		{"trace_chains", t.chains}, {"trace_index", uint64(t.index)}, {"trace_cols", uint64(t.cols)}}
+}
+
+// exactArgs are the Matrix strategy's Ext entry point's values for one
+// exact draw of every chain (kernels.MatrixExactKind).
+func exactArgs(x cuda.DevicePtr, chains int, st Stream) argValues {
 	return extArgs(x, chains, 1, st, kernels.MatrixExactKind, chebArgs{}, traceArgs{})
 }
 
-// extArgs is the argument list of a Sweep kernel's Ext entry point.
-func extArgs(x cuda.DevicePtr, chains, sweeps int, st Stream, kind SweepKind, ch chebArgs, t traceArgs) []any {
-	return append(sweepArgs(x, chains, sweeps, st), uint32(kind), ch.table, ch.prev,
-		t.out, t.thin, t.chain0, t.chains, t.index, t.cols)
+// extArgs are a Sweep kernel's values for any of its entry points: the
+// plain one takes the state and the stream, the traced one the trace too,
+// the Ext one all.
+func extArgs(x cuda.DevicePtr, chains, sweeps int, st Stream, kind SweepKind, ch chebArgs, t traceArgs) argValues {
+	return append(append(sweepArgs(x, chains, sweeps, st),
+		arg{"kind", uint64(kind)}, arg{"cheb", uint64(ch.table)}, arg{"prev", uint64(ch.prev)}), t.values()...)
 }
 
-// noiseArgs is the argument list of the SweepNoise kernel.
-func noiseArgs(x, noise cuda.DevicePtr, chains, sweeps int) []any {
-	return []any{x, noise, uint64(chains), uint32(sweeps)}
+// noiseArgs are the SweepNoise kernel's values.
+func noiseArgs(x, noise cuda.DevicePtr, chains, sweeps int) argValues {
+	return argValues{{"x", uint64(x)}, {"noise", uint64(noise)}, {"chains", uint64(chains)}, {"sweeps", uint64(sweeps)}}
 }
 
-// normalsArgs is the argument list of the Normals kernel.
-func normalsArgs(out cuda.DevicePtr, chains, sweeps int, st Stream) []any {
-	return []any{out, uint64(chains), uint32(sweeps), st.Seed, st.Sweep, st.Chain}
+// normalsArgs are the Normals kernel's values.
+func normalsArgs(out cuda.DevicePtr, chains, sweeps int, st Stream) argValues {
+	return argValues{{"out", uint64(out)}, {"chains", uint64(chains)}, {"sweeps", uint64(sweeps)},
+		{"seed", st.Seed}, {"sweep0", st.Sweep}, {"chain0", st.Chain}}
 }
 
-// philoxArgs is the argument list of the Philox kernel.
-func philoxArgs(in, out cuda.DevicePtr, n int) []any {
-	return []any{in, out, uint32(n)}
+// philoxArgs are the Philox kernel's values.
+func philoxArgs(in, out cuda.DevicePtr, n int) argValues {
+	return argValues{{"in", uint64(in)}, {"out", uint64(out)}, {"n", uint64(n)}}
 }
 
-// transformArgs is the argument list of the Transform kernel.
-func transformArgs(out cuda.DevicePtr, first uint32, n int) []any {
-	return []any{out, first, uint32(n)}
+// transformArgs are the Transform kernel's values.
+func transformArgs(out cuda.DevicePtr, first uint32, n int) argValues {
+	return argValues{{"out", uint64(out)}, {"first", uint64(first)}, {"n", uint64(n)}}
 }
 
-// goKind is how the driver binding passes a launch argument.
-func goKind(a any) kernels.GoKind {
-	switch a.(type) {
-	case cuda.DevicePtr:
-		return kernels.GoPointer
-	case uint64:
-		return kernels.GoUint64
-	case uint32:
-		return kernels.GoUint32
-	}
-	return 0
-}
-
-// checkArgs checks a launch's arguments against params, the parameters of
-// the entry point name.
-func checkArgs(name string, params []kernels.Param, args []any) error {
-	kinds := make([]kernels.GoKind, len(args))
-	for i, a := range args {
-		kinds[i] = goKind(a)
-	}
-	if err := kernels.CheckArgs(name, params, kinds); err != nil {
-		return fmt.Errorf("gibbsrt: %v", err)
-	}
-	return nil
+// momentsArgs are the Moments kernel's values.
+func momentsArgs(rows cuda.DevicePtr, n, k, perBlock int, partials cuda.DevicePtr) argValues {
+	return argValues{{"rows", uint64(rows)}, {"n", uint64(n)}, {"k", uint64(k)}, {"per_block", uint64(perBlock)}, {"partials", uint64(partials)}}
 }
 
 // maxGridX is the CUDA limit on gridDim.x.
 const maxGridX = 1<<31 - 1
 
 // launch runs entry point e of k over units units (chains, or records)
-// with k's geometry. It must run inside ctx.Do.
-func (s *Sampler[T]) launch(l cuda.Locked, k *kernels.Kernel, e kernels.Entry, units int, args ...any) error {
+// with k's geometry and the values vs, after uploading the on-demand
+// tables k reads (demand). It must run inside ctx.Do, with s.mu held.
+func (s *Sampler[T]) launch(l cuda.Locked, k *kernels.Kernel, e kernels.Entry, units int, vs argValues) error {
 	name, params := k.EntryPoint(e)
-	if err := checkArgs(name, params, args); err != nil {
+	args, err := vs.args(name, params)
+	if err != nil {
 		return err
 	}
 	g := k.Launch(s.m.Dim, dtypeOf[T]())
 	blocks := g.Grid(units, s.sms)
 	if blocks > maxGridX {
 		return fmt.Errorf("gibbsrt: %d %s need %d blocks of kernel %s, over CUDA's grid limit %d", units, g.Unit, blocks, name, maxGridX)
+	}
+	if err := s.demand(l, k); err != nil {
+		return err
 	}
 	fn := s.fn[name]
 	if k.PTX {

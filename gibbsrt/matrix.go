@@ -64,8 +64,11 @@ func (f Form) resolve() Form {
 // N is lower triangular. Frame 2 draws exact samples: C = mu and N =
 // (Uᵀ)⁻¹ for Q = U·Uᵀ, U upper triangular (a Cholesky factorization of Q
 // in reversed order), so that N·Nᵀ = Q⁻¹ and N is lower triangular too.
-// Each table is stored transposed, rows of Stride elements
-// (kernels.MatrixShape): M[(f·Dim + k)·Stride + i] = M_f[i][k].
+// Each table is stored as the kernel reads it, by the matrix row's layout
+// functions: transposed, rows of Stride elements (kernels.MatrixShape),
+// M[kernels.MatrixAt(Dim, Stride, f, i, k)] = M_f[i][k] at
+// (f·Dim + k)·Stride + i, and C[kernels.MatrixVectorAt(Stride, f, i)] =
+// c_f[i] at f·Stride + i.
 type MatrixTables[T Float] struct {
 	Dim, Stride int
 	M           []T // [2][Dim][Stride]
@@ -112,17 +115,17 @@ func (mt *MatrixTables[T]) put(f int, m *mat.Dense, c []float64, n *mat.Dense) e
 	}
 	var err error
 	for i := 0; i < d; i++ {
-		if mt.C[f*st+i], err = round("c", i, -1, c[i]); err != nil {
+		if mt.C[kernels.MatrixVectorAt(st, f, i)], err = round("c", i, -1, c[i]); err != nil {
 			return err
 		}
 		for k := 0; k < d; k++ {
 			if m != nil {
-				if mt.M[(f*d+k)*st+i], err = round("M", i, k, m.At(i, k)); err != nil {
+				if mt.M[kernels.MatrixAt(d, st, f, i, k)], err = round("M", i, k, m.At(i, k)); err != nil {
 					return err
 				}
 			}
 			if k <= i {
-				if mt.N[(f*d+k)*st+i], err = round("N", i, k, n.At(i, k)); err != nil {
+				if mt.N[kernels.MatrixAt(d, st, f, i, k)], err = round("N", i, k, n.At(i, k)); err != nil {
 					return err
 				}
 			}
@@ -227,14 +230,14 @@ func (mt *MatrixTables[T]) pass(x, z, next []T, f int, g T) {
 		z[p] = mul(g, z[p])
 	}
 	for i := 0; i < d; i++ {
-		acc := mt.C[f*st+i]
+		acc := mt.C[kernels.MatrixVectorAt(st, f, i)]
 		if f < 2 {
 			for k := 0; k < d; k++ {
-				acc = fma(mt.M[(f*d+k)*st+i], x[k], acc)
+				acc = fma(mt.M[kernels.MatrixAt(d, st, f, i, k)], x[k], acc)
 			}
 		}
 		for p := 0; p <= i; p++ {
-			acc = fma(mt.N[(f*d+p)*st+i], z[p], acc)
+			acc = fma(mt.N[kernels.MatrixAt(d, st, f, i, p)], z[p], acc)
 		}
 		next[i] = acc
 	}

@@ -235,20 +235,3 @@ func (co *Coefficients[T]) Frame(f int) (weight, offset, scale []T) {
 	n := co.Dim * co.Stride
 	return co.Weight[f*n : (f+1)*n], co.Offset[f*co.Dim : (f+1)*co.Dim], co.Scale[f*co.Dim : (f+1)*co.Dim]
 }
-
-// TileTable returns the weights in the tiled strategy's layout
-// (kernels.Tile.TileIndex): both frames, rows of Tile.Row elements.
-func (co *Coefficients[T]) TileTable() []T {
-	d := co.Dim
-	t := kernels.TileShape(d, dtypeOf[T]())
-	out := make([]T, kernels.Frames*d*t.Row)
-	for f := 0; f < kernels.Frames; f++ {
-		w, _, _ := co.Frame(f)
-		for j := 0; j < d; j++ {
-			for k := 0; k < d; k++ {
-				out[t.TileIndex(d, f, j, k)] = w[j*co.Stride+k]
-			}
-		}
-	}
-	return out
-}

@@ -109,11 +109,6 @@ func mergePartials(p []float64, k, blocks int) (*mcstat.Moments, error) {
 	return m, nil
 }
 
-// momentsArgs is the argument list of the Moments kernel.
-func momentsArgs(rows cuda.DevicePtr, n, k, perBlock int, partials cuda.DevicePtr) []any {
-	return []any{rows, uint64(n), uint32(k), uint64(perBlock), partials}
-}
-
 // TraceMoments reduces the last call's records in t on the device: the
 // count, mean and covariance of the traced coordinates over every record
 // and traced chain. Only the blocks' partial sums come back to the host.
@@ -141,7 +136,7 @@ func (s *Sampler[T]) TraceMoments(t *DeviceTrace[T]) (*mcstat.Moments, error) {
 		if err != nil {
 			return err
 		}
-		if err := s.launch(l, k, kernels.EntryPlain, blocks, momentsArgs(t.buf, n, cols, per, d)...); err != nil {
+		if err := s.launch(l, k, kernels.EntryPlain, blocks, momentsArgs(t.buf, n, cols, per, d)); err != nil {
 			return err
 		}
 		if err := l.StreamSynchronize(s.stream); err != nil {

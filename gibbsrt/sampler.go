@@ -37,11 +37,12 @@ type Sampler[T Float] struct {
 	scratch     [3]cuda.DevicePtr
 	scratchSize [3]uint64
 
+	// The plan whose table is on the device, by name, for the tables
+	// uploaded on demand (demand).
+	demanded map[string]*plan[T]
+
 	// The per-model kernel (specialize.go): the current model's, the
 	// compiled ones by model hash, and the compilations in flight.
-	// The plan whose matrix-form tables are on the device (matrixTables).
-	matPlan *plan[T]
-
 	spec       *specialization[T]
 	specCached bool
 	specs      map[[32]byte]*specialization[T]
@@ -237,21 +238,16 @@ func (s *Sampler[T]) install(p *plan[T]) error {
 	if s.closed {
 		return ErrClosed
 	}
-	co := p.co
-	tables := map[string][]T{
-		kernels.SymbolWeight: co.Weight, kernels.SymbolWeightG: co.Weight,
-		kernels.SymbolOffset: co.Offset, kernels.SymbolScale: co.Scale,
-		kernels.SymbolKeep: {co.Keep},
-	}
 	err := s.ctx.Do(func(l cuda.Locked) error {
 		for _, sym := range kernels.SymbolsOf(s.kernels) {
-			switch sym.Name {
-			case kernels.SymbolMatM, kernels.SymbolMatN, kernels.SymbolMatC:
-				continue // on first use (matrixTables)
-			case kernels.SymbolWeightTile:
-				tables[sym.Name] = co.TileTable()
+			if sym.OnDemand {
+				continue // by the first launch that reads it (demand)
 			}
-			if err := s.upload(l, sym.Name, tables[sym.Name]); err != nil {
+			data, err := p.table(sym)
+			if err != nil {
+				return err
+			}
+			if err := s.upload(l, sym.Name, data); err != nil {
 				return err
 			}
 		}
@@ -277,25 +273,29 @@ func (s *Sampler[T]) upload(l cuda.Locked, name string, data []T) error {
 	return l.CopyToDevice(ptr, unsafe.Pointer(&data[0]), size)
 }
 
-// matrixTables uploads the current plan's matrix-form tables unless they
-// are on the device already. They are computed and uploaded on first use,
-// not at SetModel: an O(dim³) solve, 1.1 s at dim 1024 on 2 cores against
-// the model's checks' 0.09 s, which a package's other strategies do not
-// need. The caller holds s.mu.
-func (s *Sampler[T]) matrixTables(l cuda.Locked) error {
-	if s.matPlan == s.p {
-		return nil
-	}
-	mt, err := s.p.matrix()
-	if err != nil {
-		return err
-	}
-	for name, data := range map[string][]T{kernels.SymbolMatM: mt.M, kernels.SymbolMatN: mt.N, kernels.SymbolMatC: mt.C} {
-		if err := s.upload(l, name, data); err != nil {
+// demand uploads the current plan's on-demand tables that k reads
+// (kernels.Symbol.OnDemand) unless they are on the device already. They
+// are computed and uploaded on first use, not at SetModel: the matrix
+// form's are an O(dim³) solve, 1.1 s at dim 1024 on 2 cores against the
+// model's checks' 0.09 s, which a package's other strategies do not need.
+// The caller holds s.mu.
+func (s *Sampler[T]) demand(l cuda.Locked, k *kernels.Kernel) error {
+	for _, sym := range kernels.SymbolsOf([]*kernels.Kernel{k}) {
+		if !sym.OnDemand || s.demanded[sym.Name] == s.p {
+			continue
+		}
+		data, err := s.p.table(sym)
+		if err != nil {
 			return err
 		}
+		if err := s.upload(l, sym.Name, data); err != nil {
+			return err
+		}
+		if s.demanded == nil {
+			s.demanded = map[string]*plan[T]{}
+		}
+		s.demanded[sym.Name] = s.p
 	}
-	s.matPlan = s.p
 	return nil
 }
 
@@ -517,10 +517,7 @@ func (s *Sampler[T]) DrawExact(x []T, st Stream) error {
 		return err
 	}
 	return s.onHost(x, func(l cuda.Locked, p cuda.DevicePtr) error {
-		if err := s.matrixTables(l); err != nil {
-			return err
-		}
-		return s.launch(l, k, kernels.EntryExt, chains, exactArgs(p, chains, st)...)
+		return s.launch(l, k, kernels.EntryExt, chains, exactArgs(p, chains, st))
 	})
 }
 
@@ -539,10 +536,7 @@ func (s *Sampler[T]) DrawExactDevice(x *DeviceState[T], st Stream) error {
 		return err
 	}
 	return s.ctx.Do(func(l cuda.Locked) error {
-		if err := s.matrixTables(l); err != nil {
-			return err
-		}
-		return s.launch(l, k, kernels.EntryExt, chains, exactArgs(x.ptr, chains, st)...)
+		return s.launch(l, k, kernels.EntryExt, chains, exactArgs(x.ptr, chains, st))
 	})
 }
 
@@ -628,11 +622,6 @@ func (s *Sampler[T]) launchSweeps(l cuda.Locked, x cuda.DevicePtr, chains, sweep
 	if err != nil {
 		return err
 	}
-	if k.Strategy == Matrix {
-		if err := s.matrixTables(l); err != nil {
-			return err
-		}
-	}
 	kind := s.p.scheme.Kind
 	if ch.table != 0 {
 		kind = Symmetric
@@ -641,20 +630,13 @@ func (s *Sampler[T]) launchSweeps(l cuda.Locked, x cuda.DevicePtr, chains, sweep
 		n := min(sweeps-done, maxSweepsPerLaunch)
 		part := st
 		part.Sweep += uint64(done)
-		var err error
-		switch e {
-		case kernels.EntryPlain:
-			err = s.launch(l, k, e, chains, sweepArgs(x, chains, n, part)...)
-		case kernels.EntryTraced:
-			err = s.launch(l, k, e, chains, tracedArgs(x, chains, n, part, t)...)
-		default:
-			cp := ch
-			if cp.table != 0 { // this launch's iterations' coefficients
-				cp.table += cuda.DevicePtr(uint64(done) * kernels.ChebyshevStride * elemSize[T]())
-			}
-			err = s.launch(l, k, e, chains, extArgs(x, chains, n, part, kind, cp, t)...)
+		cp := ch
+		if cp.table != 0 { // this launch's iterations' coefficients
+			cp.table += cuda.DevicePtr(uint64(done) * kernels.ChebyshevStride * elemSize[T]())
 		}
-		if err != nil {
+		// Every value a sweep launch has: the entry point takes those its
+		// parameter list names.
+		if err := s.launch(l, k, e, chains, extArgs(x, chains, n, part, kind, cp, t)); err != nil {
 			return err
 		}
 		if t.out != 0 { // the next launch's records follow this one's
@@ -698,7 +680,7 @@ func (s *Sampler[T]) SweepNoise(x, noise []T, sweeps int) error {
 		if err != nil {
 			return err
 		}
-		if err := s.launch(l, k, kernels.EntryPlain, chains, noiseArgs(dx, dn, chains, sweeps)...); err != nil {
+		if err := s.launch(l, k, kernels.EntryPlain, chains, noiseArgs(dx, dn, chains, sweeps)); err != nil {
 			return err
 		}
 		return l.CopyFromDevice(unsafe.Pointer(&x[0]), dx, uint64(len(x))*elemSize[T]())
@@ -732,7 +714,7 @@ func (s *Sampler[T]) Normals(chains, sweeps int, st Stream) ([]T, error) {
 		if err != nil {
 			return err
 		}
-		if err := s.launch(l, k, kernels.EntryPlain, chains, normalsArgs(d, chains, sweeps, st)...); err != nil {
+		if err := s.launch(l, k, kernels.EntryPlain, chains, normalsArgs(d, chains, sweeps, st)); err != nil {
 			return err
 		}
 		return l.CopyFromDevice(unsafe.Pointer(&out[0]), d, b)
@@ -775,7 +757,7 @@ func (s *Sampler[T]) Philox(ctr [][4]uint32, key [][2]uint32) ([][4]uint32, erro
 		if err := l.CopyToDevice(din, unsafe.Pointer(&in[0]), uint64(len(in))*4); err != nil {
 			return err
 		}
-		if err := s.launch(l, k, kernels.EntryPlain, n, philoxArgs(din, dout, n)...); err != nil {
+		if err := s.launch(l, k, kernels.EntryPlain, n, philoxArgs(din, dout, n)); err != nil {
 			return err
 		}
 		return l.CopyFromDevice(unsafe.Pointer(&out[0]), dout, uint64(len(out))*4)
@@ -812,7 +794,7 @@ func (s *Sampler[T]) Transform(first uint32, out []T) error {
 		if err != nil {
 			return err
 		}
-		if err := s.launch(l, k, kernels.EntryPlain, len(out), transformArgs(d, first, len(out))...); err != nil {
+		if err := s.launch(l, k, kernels.EntryPlain, len(out), transformArgs(d, first, len(out))); err != nil {
 			return err
 		}
 		return l.CopyFromDevice(unsafe.Pointer(&out[0]), d, b)

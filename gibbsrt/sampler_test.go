@@ -1,6 +1,7 @@
 package gibbsrt
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -60,57 +61,65 @@ func TestChooseAmongWhatThePackageHas(t *testing.T) {
 	}
 }
 
-// TestLaunchArgsMatchTable is the Go side of the kernel ABI check: the
-// argument list each role is launched with matches the table's parameters,
-// for every row (gen's tests check the template and the manifest).
+// TestLaunchArgsMatchTable is the Go side of the kernel ABI check: every
+// entry point of every row gets, from its role's builder, the values and
+// types it took before the arguments were built from the table's lists
+// (written out below), in the same order.
 func TestLaunchArgsMatchTable(t *testing.T) {
 	st := Stream{Seed: 1, Sweep: 2, Chain: 3}
-	byRole := map[kernels.Role][]any{
-		kernels.Sweep:      sweepArgs(1, 10, 5, st),
-		kernels.SweepNoise: noiseArgs(1, 2, 10, 5),
-		kernels.Normals:    normalsArgs(1, 10, 5, st),
-		kernels.Philox:     philoxArgs(1, 2, 10),
-		kernels.Moments:    momentsArgs(1, 1000, 8, 128, 2),
-		kernels.Transform:  transformArgs(1, 7, 100),
+	p := func(v uint64) cuda.DevicePtr { return cuda.DevicePtr(v) }
+	tr := traceArgs{out: 3, index: 4, thin: 2, cols: 3, chain0: 1, chains: 5}
+	ch := chebArgs{table: 5, prev: 6}
+	sweep := []any{p(1), uint64(10), uint32(5), uint64(1), uint64(2), uint64(3)}
+	type want struct {
+		vs   argValues
+		args []any
 	}
-	ext := extArgs(1, 10, 5, st, Symmetric, chebArgs{table: 5, prev: 6}, traceArgs{out: 3, index: 4, thin: 2, cols: 3, chain0: 1, chains: 5})
+	byRole := map[kernels.Role]want{
+		kernels.Sweep:      {sweepArgs(1, 10, 5, st), sweep},
+		kernels.SweepNoise: {noiseArgs(1, 2, 10, 5), []any{p(1), p(2), uint64(10), uint32(5)}},
+		kernels.Normals:    {normalsArgs(1, 10, 5, st), []any{p(1), uint64(10), uint32(5), uint64(1), uint64(2), uint64(3)}},
+		kernels.Philox:     {philoxArgs(1, 2, 10), []any{p(1), p(2), uint32(10)}},
+		kernels.Moments:    {momentsArgs(1, 1000, 8, 128, 2), []any{p(1), uint64(1000), uint32(8), uint64(128), p(2)}},
+		kernels.Transform:  {transformArgs(1, 7, 100), []any{p(1), uint32(7), uint32(100)}},
+	}
+	all := extArgs(1, 10, 5, st, Symmetric, ch, tr)
+	traced := append(append([]any(nil), sweep...), p(3), uint32(2), uint64(1), uint64(5), p(4), uint32(3))
+	ext := append(append([]any(nil), sweep...), uint32(Symmetric), p(5), p(6), p(3), uint32(2), uint64(1), uint64(5), p(4), uint32(3))
+	check := func(name string, params []kernels.Param, vs argValues, want []any) {
+		t.Helper()
+		got, err := vs.args(name, params)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("kernel %s: arguments %#v, %v; want %#v", name, got, err, want)
+		}
+	}
 	for _, k := range kernels.All() {
-		args, ok := byRole[k.Role]
+		w, ok := byRole[k.Role]
 		if !ok {
 			t.Errorf("kernel %s: no argument builder for its role %d", k.Name, k.Role)
 			continue
 		}
-		if err := checkArgs(k.Name, k.Params, args); err != nil {
-			t.Errorf("kernel %s: %v", k.Name, err)
-		}
+		check(k.Name, k.Params, w.vs, w.args)
 		if k.Role == kernels.Sweep {
-			traced := tracedArgs(1, 10, 5, st, traceArgs{out: 3, index: 4, thin: 2, cols: 3, chain0: 1, chains: 5})
-			if err := checkArgs(k.Traced, k.TracedParams, traced); err != nil {
-				t.Errorf("kernel %s: %v", k.Traced, err)
-			}
-			if err := checkArgs(k.Ext, k.ExtParams, ext); err != nil {
-				t.Errorf("kernel %s: %v", k.Ext, err)
-			}
+			// launchSweeps passes every value to every entry point.
+			check(k.Name, k.Params, all, sweep)
+			check(k.Traced, k.TracedParams, all, traced)
+			check(k.Ext, k.ExtParams, all, ext)
 		}
 	}
-	// The check can fail: a dropped argument, or a 64-bit count where the
-	// kernel takes 32 bits.
-	k := kernels.ForStrategy(SharedMemory)
-	if err := checkArgs(k.Ext, k.ExtParams, ext[:14]); err == nil || !strings.Contains(err.Error(), "takes 15 arguments, launched with 14") {
-		t.Errorf("dropped argument: %v", err)
+	exact := append(append([]any(nil), sweep...), uint32(kernels.MatrixExactKind), p(0), p(0), p(0), uint32(0), uint64(0), uint64(0), p(0), uint32(0))
+	exact[2] = uint32(1)
+	k := kernels.ForStrategy(Matrix)
+	check(k.Ext, k.ExtParams, exactArgs(1, 10, st), exact)
+
+	// The building can fail: a value the list names that the launch
+	// lacks, and a count that does not fit a 32-bit parameter.
+	k = kernels.ForStrategy(SharedMemory)
+	if _, err := sweepArgs(1, 10, 5, st).args(k.Ext, k.ExtParams); err == nil || !strings.Contains(err.Error(), "argument 6 (kind): the launch has no value for it") {
+		t.Errorf("Ext entry point from a plain launch's values: %v", err)
 	}
-	if err := checkArgs(k.Name, k.Params, ext); err == nil {
-		t.Error("the Ext argument list passed for the plain kernel")
-	}
-	wide := sweepArgs(1, 10, 5, st)
-	wide[2] = uint64(5)
-	if err := checkArgs(k.Name, k.Params, wide); err == nil || !strings.Contains(err.Error(), "argument 2 (sweeps) must be a uint32") {
-		t.Errorf("uint64 for sweeps: %v", err)
-	}
-	ptr := sweepArgs(1, 10, 5, st)
-	ptr[0] = uint64(ptr[0].(cuda.DevicePtr))
-	if err := checkArgs(k.Name, k.Params, ptr); err == nil {
-		t.Error("a uint64 passed for the state pointer was accepted")
+	if _, err := sweepArgs(1, 10, 1<<32, st).args(k.Name, k.Params); err == nil || !strings.Contains(err.Error(), "argument 2 (sweeps) = 4294967296; it must fit 32 bits") {
+		t.Errorf("2³² sweeps: %v", err)
 	}
 }
 

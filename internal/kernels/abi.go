@@ -46,57 +46,113 @@ func Stride(dim int) int { return (dim + 3) &^ 3 }
 // The module tables the host fills before launching. Each holds two
 // frames: frame 0 for the natural coordinate order and frame 1, after it, for
 // the reversed order (position p is coordinate dim-1-p), which backward
-// passes use (README, "Sweeps").
+// passes use (README, "Sweeps"). The tables every sequential strategy
+// shares are listed here; a strategy with a layout of its own declares its
+// tables in its row (Kernel.Tables).
 const (
-	SymbolWeight     = "gibbs_weight"        // __constant__, [2][dim*stride]
-	SymbolWeightG    = "gibbs_weight_global" // __device__, same contents
-	SymbolOffset     = "gibbs_offset"        // __constant__, [2][dim]
-	SymbolScale      = "gibbs_scale"         // __constant__, [2][dim]
-	SymbolKeep       = "gibbs_keep"          // __constant__, [1]
-	SymbolWeightTile = "gibbs_weight_tile"   // __device__, [2][dim][Tile.Row], the tiled kernel's layout
-	SymbolMatM       = "gibbs_mat_m"         // __device__, [2][dim][MatrixShape.Stride]
-	SymbolMatN       = "gibbs_mat_n"         // __device__, [3][dim][MatrixShape.Stride]
-	SymbolMatC       = "gibbs_mat_c"         // __device__, [3][MatrixShape.Stride]
+	SymbolWeight  = "gibbs_weight"        // __constant__, [2][dim*stride]
+	SymbolWeightG = "gibbs_weight_global" // __device__, same contents
+	SymbolOffset  = "gibbs_offset"        // __constant__, [2][dim]
+	SymbolScale   = "gibbs_scale"         // __constant__, [2][dim]
+	SymbolKeep    = "gibbs_keep"          // __constant__, [1]
 )
 
 // Frames is the number of frames in each table but gibbs_keep.
 const Frames = 2
 
-// Symbol describes one module table.
-type Symbol struct {
-	Name    string
-	Space   string // "constant" or "global"
-	Length  func(dim int) int
-	Meaning func(dim int) string
+// Source is the model data the runtime fills a table from.
+type Source int
+
+const (
+	// SourceWeight is gibbsrt.Coefficients.Weight, [Frames][dim][Stride(dim)]:
+	// the weight of position j in position i's mean in frame f at
+	// (f*dim + j)*Stride(dim) + i.
+	SourceWeight Source = iota + 1
+	SourceOffset        // Coefficients.Offset, [Frames][dim]
+	SourceScale         // Coefficients.Scale, [Frames][dim]
+	SourceKeep          // Coefficients.Keep, one value
+	SourceMatM          // gibbsrt.MatrixTables.M, in its own layout
+	SourceMatN          // MatrixTables.N
+	SourceMatC          // MatrixTables.C
+)
+
+// Extent is one dimension of a table: the C macro the module source
+// defines for it and its value.
+type Extent struct {
+	Macro string
+	Of    func(dim int, dt DType) int
 }
 
-// Symbols lists every table, in the manifest's order.
-func Symbols() []Symbol {
-	weights := func(d int) int { return Frames * d * Stride(d) }
-	vector := func(d int) int { return Frames * d }
-	fixed := func(s string) func(int) string { return func(int) string { return s } }
+var (
+	extentDim   = Extent{"GG_DIM", func(d int, _ DType) int { return d }}
+	extentFrame = Extent{"GG_FRAME", func(d int, _ DType) int { return d * Stride(d) }} // a frame of weights
+)
+
+// Symbol describes one module table: its declaration in the module
+// source, its entry in the manifest, and how the runtime fills it.
+type Symbol struct {
+	Name  string
+	Space string // "constant" or "global"
+	// The table holds Frames times the product of Extents elements; the
+	// source declares it so, with the extents' macros.
+	Frames  int
+	Extents []Extent
+	Meaning func(dim int, dt DType) string
+	// Source is the model data the table holds. Layout, if set, is its
+	// layout function: it calls put(dst, src) for every element the table
+	// takes from the source (the others are 0); nil means the source's
+	// own layout.
+	Source Source
+	Layout func(dim int, dt DType, put func(dst, src int))
+	// OnDemand tables are computed and uploaded by the first launch that
+	// reads them after SetModel, not by SetModel.
+	OnDemand bool
+}
+
+// Length is the table's number of elements at dim and dt.
+func (s Symbol) Length(dim int, dt DType) int {
+	n := s.Frames
+	for _, e := range s.Extents {
+		n *= e.Of(dim, dt)
+	}
+	return n
+}
+
+// shared lists the tables the sequential strategies share, in the
+// manifest's order.
+func shared() []Symbol {
+	fixed := func(s string) func(int, DType) string { return func(int, DType) string { return s } }
+	weights := []Extent{extentFrame}
+	vector := []Extent{extentDim}
 	return []Symbol{
-		{SymbolWeight, "constant", weights, func(d int) string {
+		{Name: SymbolWeight, Space: "constant", Frames: Frames, Extents: weights, Source: SourceWeight, Meaning: func(d int, _ DType) string {
 			return fmt.Sprintf("weight[f*%d + j*%d + i] = -omega*Q[i][j]/Q[i][i] in frame f, the weight of position j in the conditional mean of position i (frame 0: position i is coordinate i; frame 1: coordinate %d-i); 0 on the diagonal and for i >= %d (padding)", d*Stride(d), Stride(d), d-1, d)
 		}},
-		{SymbolWeightG, "global", weights, fixed("same contents as gibbs_weight; the source the shared-memory kernels stage from")},
-		{SymbolOffset, "constant", vector, fixed("offset[f*dim + i] = omega*(mu_i - sum_{j!=i} c_ij*mu_j), c_ij = -Q[i][j]/Q[i][i], computed in float64, for position i of frame f")},
-		{SymbolScale, "constant", vector, fixed("scale[f*dim + i] = sqrt(omega*(2-omega))/sqrt(Q[i][i]) for position i of frame f: the conditional standard deviation at omega = 1")},
-		{SymbolKeep, "constant", func(int) int { return 1 }, fixed("keep = 1 - omega, the weight of a coordinate's old value in its over-relaxed update (the Ext entry points)")},
-		{SymbolWeightTile, "global", func(d int) int { return Frames * d * TileShape(d, Float32).Row }, func(d int) string {
-			t := TileShape(d, Float32)
-			return fmt.Sprintf("the weights of gibbs_weight by rows of %d elements: weight[f][j][k] at (f*%d + j)*%d + (v*%d + l)*VW + c for k = %d*l + VW*v + c, VW = 4 (float32) or 2 (float64)", t.Row, d, t.Row, t.P, t.S)
-		}},
-		{SymbolMatM, "global", func(d int) int { return 2 * d * matrixStride(d) }, func(d int) string {
-			return fmt.Sprintf("the matrix form's state matrices, transposed: M_f[i][k] at (f*%d + k)*%d + i, i and k positions of frame f (0: forward passes, position p is coordinate p; 1: backward passes, position p is coordinate dim-1-p; README, \"The matrix form\"); 0 for i >= %d", d, matrixStride(d), d)
-		}},
-		{SymbolMatN, "global", func(d int) int { return MatrixFrames * d * matrixStride(d) }, func(d int) string {
-			return fmt.Sprintf("the matrix form's noise matrices, transposed: N_f[i][p] at (f*%d + p)*%d + i, i and p positions of frame f (0 forward, 1 backward, as gibbs_mat_m; 2 exact draws, in coordinate order), lower triangular in every frame, p the position whose normal it weighs; 0 for i >= %d", d, matrixStride(d), d)
-		}},
-		{SymbolMatC, "global", func(d int) int { return MatrixFrames * matrixStride(d) }, func(d int) string {
-			return fmt.Sprintf("the matrix form's offsets c_f[i] at f*%d + i, i a position of frame f (frame 2: mu); 0 for i >= %d", matrixStride(d), d)
-		}},
+		{Name: SymbolWeightG, Space: "global", Frames: Frames, Extents: weights, Source: SourceWeight, Meaning: fixed("same contents as gibbs_weight; the source the shared-memory kernels stage from")},
+		{Name: SymbolOffset, Space: "constant", Frames: Frames, Extents: vector, Source: SourceOffset, Meaning: fixed("offset[f*dim + i] = omega*(mu_i - sum_{j!=i} c_ij*mu_j), c_ij = -Q[i][j]/Q[i][i], computed in float64, for position i of frame f")},
+		{Name: SymbolScale, Space: "constant", Frames: Frames, Extents: vector, Source: SourceScale, Meaning: fixed("scale[f*dim + i] = sqrt(omega*(2-omega))/sqrt(Q[i][i]) for position i of frame f: the conditional standard deviation at omega = 1")},
+		{Name: SymbolKeep, Space: "constant", Frames: 1, Source: SourceKeep, Meaning: fixed("keep = 1 - omega, the weight of a coordinate's old value in its over-relaxed update (the Ext entry points)")},
 	}
+}
+
+// Symbols lists every table, in the manifest's order: the shared ones,
+// then each row's own, in table order.
+func Symbols() []Symbol {
+	out := shared()
+	for i := range table {
+		out = append(out, table[i].Tables...)
+	}
+	return out
+}
+
+// SymbolNamed returns the table called name.
+func SymbolNamed(name string) (Symbol, bool) {
+	for _, s := range Symbols() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Symbol{}, false
 }
 
 // SymbolsOf returns the tables that ks read, in Symbols order.
@@ -185,22 +241,14 @@ func (k ParamKind) Go() GoKind {
 	return GoPointer
 }
 
-// Param is one kernel parameter, in order.
+// Param is one kernel parameter, in order. The parameter lists are the
+// kernel ABI's one writing: gen renders the entry points' C signatures from
+// them and gibbsrt builds the launch arguments from them.
 type Param struct {
 	Name string
 	Kind ParamKind
-}
-
-// CheckArgs reports whether a launch's arguments, given as their GoKinds,
-// match params, the parameters of the entry point name, in number and kind.
-func CheckArgs(name string, params []Param, args []GoKind) error {
-	if len(args) != len(params) {
-		return fmt.Errorf("kernel %s takes %d arguments, launched with %d", name, len(params), len(args))
-	}
-	for i, p := range params {
-		if args[i] != p.Kind.Go() {
-			return fmt.Errorf("kernel %s argument %d (%s) must be a %v, launched as a %v", name, i, p.Name, p.Kind.Go(), args[i])
-		}
-	}
-	return nil
+	// Break starts a new line of the rendered C signature before this
+	// parameter: layout only, so that the source reads as it was written
+	// by hand.
+	Break bool
 }

@@ -169,6 +169,12 @@ type Kernel struct {
 	// place of Geometry (the tiled kernel's chains per block depend on it).
 	GeometryOf func(dim int, dt DType) Geometry
 	Symbols    []string // the module tables it reads (see Symbols)
+	// Tables are the tables of the kernel's own layout, which its template
+	// block declares (see Symbols).
+	Tables []Symbol
+	// Shape, if set, is what its template block reads as .Shape for a dim
+	// and dtype (the tiled kernel's Tile, say).
+	Shape func(dim int, dt DType) any
 
 	// Dims is the largest dim it supports in each dtype it supports; why
 	// is in the comment of its row.
@@ -281,15 +287,16 @@ const warpChainsPerSM = 64
 // sweepParams is the argument list of every Philox sweep kernel: the state
 // and the stream.
 var sweepParams = []Param{
-	{"x", StateP}, {"chains", U64}, {"sweeps", U32},
-	{"seed", U64}, {"sweep0", U64}, {"chain0", U64},
+	{Name: "x", Kind: StateP}, {Name: "chains", Kind: U64}, {Name: "sweeps", Kind: U32},
+	{Name: "seed", Kind: U64}, {Name: "sweep0", Kind: U64, Break: true}, {Name: "chain0", Kind: U64},
 }
 
 // traceParams is the argument list of every traced sweep kernel: a sweep
 // kernel's, then the trace (see gibbsrt.Trace for the layout).
 var traceParams = append(append([]Param(nil), sweepParams...),
-	Param{"trace", RealP}, Param{"thin", U32}, Param{"trace_chain0", U64}, Param{"trace_chains", U64},
-	Param{"trace_index", ConstU32P}, Param{"trace_cols", U32},
+	Param{Name: "trace", Kind: RealP}, Param{Name: "thin", Kind: U32},
+	Param{Name: "trace_chain0", Kind: U64, Break: true}, Param{Name: "trace_chains", Kind: U64},
+	Param{Name: "trace_index", Kind: ConstU32P, Break: true}, Param{Name: "trace_cols", Kind: U32},
 )
 
 // extParams is the argument list of every Ext sweep entry point: a sweep
@@ -297,9 +304,10 @@ var traceParams = append(append([]Param(nil), sweepParams...),
 // previous iterates (both null outside Chebyshev acceleration); then the
 // trace (see gibbsrt.Trace for the layout; trace null records nothing).
 var extParams = append(append([]Param(nil), sweepParams...),
-	Param{"kind", U32}, Param{"cheb", ConstRealP}, Param{"prev", RealP},
-	Param{"trace", RealP}, Param{"thin", U32}, Param{"trace_chain0", U64}, Param{"trace_chains", U64},
-	Param{"trace_index", ConstU32P}, Param{"trace_cols", U32},
+	Param{Name: "kind", Kind: U32}, Param{Name: "cheb", Kind: ConstRealP}, Param{Name: "prev", Kind: RealP},
+	Param{Name: "trace", Kind: RealP, Break: true}, Param{Name: "thin", Kind: U32},
+	Param{Name: "trace_chain0", Kind: U64}, Param{Name: "trace_chains", Kind: U64},
+	Param{Name: "trace_index", Kind: ConstU32P, Break: true}, Param{Name: "trace_cols", Kind: U32},
 )
 
 // table holds every kernel, in the order the module source defines them. The Auto
@@ -361,7 +369,7 @@ var table = []Kernel{
 		Name: "gibbs_sweep_noise", Role: SweepNoise, Block: "kernel_noise",
 		Doc: "as gibbs_sweep_shared with caller-supplied normals: noise[(s*dim+i)*chains+c] is the normal of chain c, sweep s, coordinate i",
 		Params: []Param{
-			{"x", StateP}, {"noise", ConstRealP}, {"chains", U64}, {"sweeps", U32},
+			{Name: "x", Kind: StateP}, {Name: "noise", Kind: ConstRealP}, {Name: "chains", Kind: U64}, {Name: "sweeps", Kind: U32},
 		},
 		Geometry: threadPerChain,
 		Symbols:  []string{SymbolWeightG, SymbolOffset, SymbolScale},
@@ -425,6 +433,8 @@ var table = []Kernel{
 			return Geometry{Unit: "chains", PerBlock: t.Chain, Threads: 32 * TileWarps, Note: fmt.Sprintf("%d lanes per chain", t.P)}
 		},
 		Symbols: []string{SymbolWeightTile, SymbolOffset, SymbolScale, SymbolKeep},
+		Tables:  []Symbol{tileTable},
+		Shape:   func(dim int, dt DType) any { return TileShape(dim, dt) },
 		// Nothing of dim² size is held anywhere; 32 lanes of 32 slots.
 		Dims: anyDims,
 		// The only strategy beyond dim 64 (dim 32 in float64); below, the
@@ -461,6 +471,10 @@ var table = []Kernel{
 				Note: fmt.Sprintf("a thread per %d coordinates of %d chains", m.RI, m.RC)}
 		},
 		Symbols: []string{SymbolMatM, SymbolMatN, SymbolMatC},
+		Tables:  matrixTables,
+		Shape: func(dim int, dt DType) any {
+			return MatrixBlock{MatrixShapeOf(dim, dt), MatrixExactKind}
+		},
 		// Nothing of dim² size is held on chip: the tables stream through
 		// the caches.
 		Dims: anyDims,
@@ -476,7 +490,7 @@ var table = []Kernel{
 		Name: "gibbs_philox", Role: Philox, Block: "kernel_philox",
 		Doc: "test entry point: Philox4x32-10 of in[6t..6t+5] = (ctr0..3, key0..1) into out[4t..4t+3]",
 		Params: []Param{
-			{"in", ConstU32P}, {"out", U32P}, {"n", U32},
+			{Name: "in", Kind: ConstU32P}, {Name: "out", Kind: U32P}, {Name: "n", Kind: U32},
 		},
 		Geometry: onePerRecord,
 		Dims:     anyDims,
@@ -485,7 +499,7 @@ var table = []Kernel{
 		Name: "gibbs_transform", Role: Transform, Block: "kernel_transform",
 		Doc: "test entry point: out[t] = the stream's normal of the word first+t (mod 2^32), t < n",
 		Params: []Param{
-			{"out", RealP}, {"first", U32}, {"n", U32},
+			{Name: "out", Kind: RealP}, {Name: "first", Kind: U32}, {Name: "n", Kind: U32},
 		},
 		Geometry: onePerRecord,
 		Dims:     anyDims,
@@ -494,7 +508,8 @@ var table = []Kernel{
 		Name: "gibbs_moments", Role: Moments, Block: "kernel_moments",
 		Doc: "reduces rows[0..n-1] ([n][k] row-major, k <= dim) block by block: block b takes rows b*per_block.. in tiles of 128 and writes count, mean[k] and comoment[k][k] (float64, Chan et al.'s pairwise merge) to partials[b*(1+k+k*k)..]",
 		Params: []Param{
-			{"rows", ConstRealP}, {"n", U64}, {"k", U32}, {"per_block", U64}, {"partials", F64P},
+			{Name: "rows", Kind: ConstRealP}, {Name: "n", Kind: U64}, {Name: "k", Kind: U32}, {Name: "per_block", Kind: U64},
+			{Name: "partials", Kind: F64P, Break: true},
 		},
 		Geometry: onePerBlock,
 		Dims:     anyDims,
@@ -503,8 +518,8 @@ var table = []Kernel{
 		Name: "gibbs_normals", Role: Normals, Block: "kernel_normals",
 		Doc: "test entry point: writes the normals the samplers draw to out, laid out as gibbs_sweep_noise's noise",
 		Params: []Param{
-			{"out", RealP}, {"chains", U64}, {"sweeps", U32},
-			{"seed", U64}, {"sweep0", U64}, {"chain0", U64},
+			{Name: "out", Kind: RealP}, {Name: "chains", Kind: U64}, {Name: "sweeps", Kind: U32},
+			{Name: "seed", Kind: U64}, {Name: "sweep0", Kind: U64, Break: true}, {Name: "chain0", Kind: U64},
 		},
 		Geometry: threadPerChain,
 		Dims:     anyDims,

@@ -90,19 +90,55 @@ func TestTileShape(t *testing.T) {
 	}
 }
 
-func TestCheckArgs(t *testing.T) {
-	k := Named("gibbs_philox")
-	if err := CheckArgs(k.Name, k.Params, []GoKind{GoPointer, GoPointer, GoUint32}); err != nil {
-		t.Error(err)
+// TestTables: every table has a unique name, a known space and source, a
+// positive length; every table a row reads is described, and a row reads
+// the tables it declares; and a layout
+// function puts each of its source's elements it takes at a distinct index
+// inside the table, from inside the source.
+func TestTables(t *testing.T) {
+	names := map[string]bool{}
+	for _, s := range Symbols() {
+		if names[s.Name] || (s.Space != "constant" && s.Space != "global") || s.Source < SourceWeight || s.Source > SourceMatC || s.Meaning == nil {
+			t.Errorf("table %+v: repeated or incomplete", s)
+		}
+		names[s.Name] = true
 	}
-	for _, bad := range [][]GoKind{
-		{GoPointer, GoPointer},
-		{GoPointer, GoPointer, GoUint64},
-		{GoUint64, GoPointer, GoUint32},
-		{GoPointer, GoPointer, GoUint32, GoUint32},
-	} {
-		if err := CheckArgs(k.Name, k.Params, bad); err == nil {
-			t.Errorf("CheckArgs(%v) accepted", bad)
+	for _, k := range All() {
+		for _, n := range k.Symbols {
+			if !names[n] {
+				t.Errorf("kernel %s reads table %q, which no row describes", k.Name, n)
+			}
+		}
+		for _, own := range k.Tables {
+			if !slices.Contains(k.Symbols, own.Name) {
+				t.Errorf("kernel %s declares table %s but does not read it", k.Name, own.Name)
+			}
+		}
+	}
+	weights, _ := SymbolNamed(SymbolWeight)
+	for _, dt := range Generated {
+		for _, dim := range []int{1, 5, 13, 64, 65, 129, 1024} {
+			for _, s := range Symbols() {
+				n := s.Length(dim, dt)
+				if n < 1 {
+					t.Fatalf("table %s at dim %d %s: length %d", s.Name, dim, dt, n)
+				}
+				if s.Layout == nil {
+					continue
+				}
+				src := weights.Length(dim, dt) // the only source with a layout so far
+				dst, count := make([]bool, n), 0
+				s.Layout(dim, dt, func(d, i int) {
+					if d < 0 || d >= n || dst[d] || i < 0 || i >= src {
+						t.Fatalf("table %s at dim %d %s: element %d of the source put at %d", s.Name, dim, dt, i, d)
+					}
+					dst[d] = true
+					count++
+				})
+				if want := Frames * dim * dim; count != want {
+					t.Errorf("table %s at dim %d %s: %d weights laid out, want %d", s.Name, dim, dt, count, want)
+				}
+			}
 		}
 	}
 }

@@ -1,5 +1,7 @@
 package kernels
 
+import "fmt"
+
 // The matrix strategy runs every pass of a sweep as one affine map of the
 // state and the pass's normals, x' = M·x + c + N·z (README, "The matrix
 // form"): every output coordinate of every chain is then independent of
@@ -104,6 +106,55 @@ func matrixShared(dim, chains, ztile int, dt DType) int {
 	return (dim + ztile) * chains * dt.Size()
 }
 
-// matrixStride is the padded row length of the matrix tables, which does
-// not depend on the dtype.
-func matrixStride(dim int) int { return MatrixShapeOf(dim, Float32).Stride }
+// MatrixAt is the matrix kernel's layout function: where its tables
+// gibbs_mat_m and gibbs_mat_n hold entry (i, k) of frame f's matrix, M_f or
+// N_f, at dim with rows of stride (MatrixShape.Stride) elements. They are
+// transposed, row k holding column k, so that a thread's consecutive
+// positions i are consecutive addresses. The runtime builds its tables,
+// and the twin reads them, through it.
+func MatrixAt(dim, stride, f, i, k int) int { return (f*dim+k)*stride + i }
+
+// MatrixVectorAt is where gibbs_mat_c holds entry i of frame f's c.
+func MatrixVectorAt(stride, f, i int) int { return f*stride + i }
+
+// MatrixBlock is what the matrix kernel's template block reads as .Shape:
+// its shape and the Ext kind of an exact draw.
+type MatrixBlock struct {
+	MatrixShape
+	ExactKind int
+}
+
+// The matrix kernel's tables (README, "The matrix form").
+const (
+	SymbolMatM = "gibbs_mat_m" // __device__, [2][dim][MatrixShape.Stride]
+	SymbolMatN = "gibbs_mat_n" // __device__, [3][dim][MatrixShape.Stride]
+	SymbolMatC = "gibbs_mat_c" // __device__, [3][MatrixShape.Stride]
+)
+
+// matrixTables are the matrix kernel's tables, declared by its row. The
+// runtime's source, gibbsrt.MatrixTables, is built in their layout
+// (MatrixAt, MatrixVectorAt), which the twin reads too. They are
+// computed on demand: an O(dim³) solve (1.1 s at dim 1024 on 2 cores,
+// against the model's checks' 0.09 s) that a package's other strategies
+// do not need.
+var matrixTables = func() []Symbol {
+	// The padded row length depends on the dtype: a thread's rows fit its
+	// registers at twice the dim in float32 (dim 33: 33 in float32, 36 in
+	// float64).
+	stride := Extent{"GG_MST", func(d int, dt DType) int { return MatrixShapeOf(d, dt).Stride }}
+	dim := extentDim
+	return []Symbol{
+		{Name: SymbolMatM, Space: "global", Frames: 2, Extents: []Extent{dim, stride}, Source: SourceMatM, OnDemand: true,
+			Meaning: func(d int, dt DType) string {
+				return fmt.Sprintf("the matrix form's state matrices, transposed: M_f[i][k] at (f*%d + k)*%d + i, i and k positions of frame f (0: forward passes, position p is coordinate p; 1: backward passes, position p is coordinate dim-1-p; README, \"The matrix form\"); 0 for i >= %d", d, stride.Of(d, dt), d)
+			}},
+		{Name: SymbolMatN, Space: "global", Frames: MatrixFrames, Extents: []Extent{dim, stride}, Source: SourceMatN, OnDemand: true,
+			Meaning: func(d int, dt DType) string {
+				return fmt.Sprintf("the matrix form's noise matrices, transposed: N_f[i][p] at (f*%d + p)*%d + i, i and p positions of frame f (0 forward, 1 backward, as gibbs_mat_m; 2 exact draws, in coordinate order), lower triangular in every frame, p the position whose normal it weighs; 0 for i >= %d", d, stride.Of(d, dt), d)
+			}},
+		{Name: SymbolMatC, Space: "global", Frames: MatrixFrames, Extents: []Extent{stride}, Source: SourceMatC, OnDemand: true,
+			Meaning: func(d int, dt DType) string {
+				return fmt.Sprintf("the matrix form's offsets c_f[i] at f*%d + i, i a position of frame f (frame 2: mu); 0 for i >= %d", stride.Of(d, dt), d)
+			}},
+	}
+}()

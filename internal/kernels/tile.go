@@ -1,5 +1,7 @@
 package kernels
 
+import "fmt"
+
 // The tiled strategy runs a chain on a group of P lanes of a warp: lane l
 // of the group holds positions S·l, ..., S·l+S−1 (and their running sums)
 // in registers, and every new x_i is broadcast to the group with a
@@ -27,7 +29,8 @@ type Tile struct {
 	Row   int // a staged row's length: P·S elements
 	Rows  int // rows per staged tile
 	VW    int // elements per 16-byte vector: 4 (float32), 2 (float64)
-	Chain int // chains per block: TileWarps·32/P
+	Warps int // warps per block: TileWarps
+	Chain int // chains per block: Warps·32/P
 }
 
 // TileShape returns the tiled kernel's shape for dim and dt: the fewest
@@ -42,7 +45,7 @@ func TileShape(dim int, dt DType) Tile {
 	s := (dim + 4*p - 1) / (4 * p) * 4 // ceil(dim/p), rounded up to a multiple of 4
 	vw := 16 / dt.Size()
 	row := p * s
-	return Tile{P: p, S: s, Row: row, Rows: max(1, TileBytes/(row*dt.Size())), VW: vw, Chain: TileWarps * 32 / p}
+	return Tile{P: p, S: s, Row: row, Rows: max(1, TileBytes/(row*dt.Size())), VW: vw, Warps: TileWarps, Chain: TileWarps * 32 / p}
 }
 
 // TileIndex returns where weight k of row j (the weight of position j in
@@ -54,4 +57,30 @@ func (t Tile) TileIndex(dim, f, j, k int) int {
 	l, u := k/t.S, k%t.S
 	v, c := u/t.VW, u%t.VW
 	return (f*dim+j)*t.Row + (v*t.P+l)*t.VW + c
+}
+
+// SymbolWeightTile is the tiled kernel's table: the weights of
+// gibbs_weight in its own layout (tileTable).
+const SymbolWeightTile = "gibbs_weight_tile" // __device__, [2][dim][Tile.Row]
+
+// tileTable is the tiled kernel's table, declared by its row: both frames
+// of the weights, rows of Tile.Row elements laid out by TileIndex.
+var tileTable = Symbol{
+	Name: SymbolWeightTile, Space: "global", Frames: Frames,
+	Extents: []Extent{extentDim, {"GG_TROW", func(d int, _ DType) int { return TileShape(d, Float32).Row }}},
+	Meaning: func(d int, _ DType) string {
+		t := TileShape(d, Float32)
+		return fmt.Sprintf("the weights of gibbs_weight by rows of %d elements: weight[f][j][k] at (f*%d + j)*%d + (v*%d + l)*VW + c for k = %d*l + VW*v + c, VW = 4 (float32) or 2 (float64)", t.Row, d, t.Row, t.P, t.S)
+	},
+	Source: SourceWeight,
+	Layout: func(d int, dt DType, put func(dst, src int)) {
+		t, st := TileShape(d, dt), Stride(d)
+		for f := range Frames {
+			for j := range d {
+				for k := range d {
+					put(t.TileIndex(d, f, j, k), (f*d+j)*st+k)
+				}
+			}
+		}
+	},
 }
