@@ -542,37 +542,11 @@ func measureBurnIn(r chainRunner, a *stateAnalyzer, start []float32, cheb bool, 
 	return res, nil
 }
 
-// predictOpts are what the closed forms are computed for.
-type predictOpts struct {
-	chains                      int // B, for the expected range
-	meanThreshold, covThreshold float64
-	maxSweeps                   int
-	z                           float64 // the expected range's half-width, in sds
-}
-
-// curveCrossing is where a closed-form error curve reaches a threshold:
-// Exact at B = ∞, Lo..Hi the expected range at B (see MixingBurnIn). 0:
-// not within maxSweeps.
-type curveCrossing struct{ Exact, Lo, Hi int }
-
-// contains reports whether k (0: not reached) lies in the expected range.
-func (c curveCrossing) contains(k int) bool {
-	switch {
-	case k == 0:
-		return c.Hi == 0 // the range's end is not within the cap either
-	case c.Lo == 0:
-		return false
-	case k < c.Lo:
-		return false
-	}
-	return c.Hi == 0 || k <= c.Hi
-}
-
 // prediction is what the closed forms say of one scheme on one model.
 type prediction struct {
 	omega, rate float64
 	rateSweeps  int // least k with rate^k ≤ mean threshold (Chebyshev: its bound)
-	mean, cov   curveCrossing
+	mean, cov   mixing.Crossing
 	meanFloor   float64
 	covFloor    float64
 	// The IATs in sweeps, 0 for Chebyshev iterations: of the worst linear
@@ -586,7 +560,7 @@ type prediction struct {
 // at start (its first chain is the point), in float64. ω, the rate and the
 // Chebyshev schedule come from gibbsrt.Reference, which shares the
 // sampler's code that chooses them.
-func predict(m gibbstest.Model, sc mixScheme, start []float32, o predictOpts) (prediction, error) {
+func predict(m gibbstest.Model, sc mixScheme, start []float32, o mixing.CurveOptions) (prediction, error) {
 	var p prediction
 	d := len(m.Mu)
 	ref := gibbsrt.NewReference[float32]()
@@ -605,45 +579,41 @@ func predict(m gibbstest.Model, sc mixScheme, start []float32, o predictOpts) (p
 	if err != nil {
 		return p, err
 	}
-	var steps []mixing.Step
-	tau := 0.0
+	var cheb *mixing.Chebyshev
 	if sc.chebyshev {
 		ch, err := ref.Chebyshev()
 		if err != nil {
 			return p, err
 		}
-		p.rate, steps, tau = ch.Rate(), ch.Steps(o.maxSweeps), ch.Tau
+		cheb = &ch
+		p.rate = ch.Rate()
 		if p.rate < 1-1e-4 { // else Iterations would take long to say it is beyond the cap
-			p.rateSweeps = ch.Iterations(o.meanThreshold)
+			p.rateSweeps = ch.Iterations(o.MeanThreshold)
 		}
 	} else {
 		p.rate = mx.Rate
-		p.rateSweeps = mixing.Sweeps(p.rate, o.meanThreshold)
+		p.rateSweeps = mixing.Sweeps(p.rate, o.MeanThreshold)
 	}
-	if p.rateSweeps > o.maxSweeps {
+	if p.rateSweeps > o.MaxSweeps {
 		p.rateSweeps = 0
 	}
 	e0 := make([]float64, d)
 	for i := range e0 {
 		e0[i] = float64(start[i]) - m.Mu[i]
 	}
-	if p.mean, p.cov, err = scanCurves(g, steps, tau, m.Sigma, e0, o); err != nil {
+	if p.mean, p.cov, err = mixing.BurnInCrossings(g, cheb, m.Sigma, e0, o); err != nil {
 		return p, err
 	}
-	trS, sF2 := 0.0, 0.0
-	for i := 0; i < d; i++ {
-		trS += m.Sigma.At(i, i)
-		for j := 0; j < d; j++ {
-			sF2 += m.Sigma.At(i, j) * m.Sigma.At(i, j)
-		}
-	}
-	b := float64(o.chains)
-	p.meanFloor = math.Sqrt(trS/b) / mat.Norm(mat.NewVecDense(d, e0), 2)
-	p.covFloor = math.Sqrt((trS*trS+sF2)/b) / math.Sqrt(sF2)
+	p.meanFloor, p.covFloor = mixing.ErrorFloors(m.Sigma, e0, o.Chains)
 	if !sc.chebyshev && p.rate < 1 {
-		if p.iatLin, p.dir, p.iatCoord, err = iatClosedForm(g, m.Sigma); err != nil {
+		if p.iatLin, p.dir, err = mixing.WorstLinear(g, m.Sigma); err != nil {
 			return p, err
 		}
+		c, err := mixing.IATCoordinates(g, m.Sigma)
+		if err != nil {
+			return p, err
+		}
+		p.iatCoord = slices.Max(c)
 		sq, err := mixing.IATSquares(g, m.Sigma)
 		if err != nil {
 			return p, err
@@ -653,196 +623,6 @@ func predict(m gibbstest.Model, sc mixScheme, start []float32, o predictOpts) (p
 		}
 	}
 	return p, nil
-}
-
-// scanCurves follows the mean error P_k·e0 and the covariance error
-// P_k·Σ·P_kᵀ of chains started at one point (Σ − Var(x_k) for a point
-// start, Var(x_0) = 0) for k = 1, ..., maxSweeps: P_k = G^k, or for
-// Chebyshev iterations (steps set) the recurrence P_{k+1} = α_k(1−τ)P_k +
-// α_kτ·G·P_k + (1−α_k)P_{k−1}, P_{−1} = P_0 = I. It returns each curve's
-// crossing of its threshold at B = ∞ and the range expected at B chains.
-//
-// At B the measured errors are those of the sample mean and covariance of
-// B Gaussian iterates with variance V = Σ − C, C = P_kΣP_kᵀ:
-//
-//	E‖mean − mu‖² = ‖m‖² + tr V/B,  Var ≈ 4·mᵀVm/B + 2·tr V²/B²
-//	E‖cov − Σ‖²_F = ‖C‖²_F + ((tr V)² + ‖V‖²_F)/B,
-//	Var ≈ 8·tr(CVCV)/B + 4·((tr V²)² + tr V⁴)/B²
-//
-// with mᵀVm ≤ mᵀΣm, tr(CVCV) ≤ λmax(Σ)²‖C‖²_F and tr V⁴ ≤ λmax(Σ)²·tr V²
-// (which only widen the range). The sd of an error is that of its square
-// over twice the error. Lo is the first k where the expected error − z·sd
-// is at or below the threshold, Hi one past the last k where + z·sd is
-// above it. A curve is followed until 1.5× its first upper crossing (+5),
-// or until its noise-free part is below 1e-3 of the threshold.
-func scanCurves(g *mat.Dense, steps []mixing.Step, tau float64, sigma *mat.SymDense, e0 []float64, o predictOpts) (mean, cov curveCrossing, err error) {
-	d := len(e0)
-	var ch mat.Cholesky
-	if !ch.Factorize(sigma) {
-		return mean, cov, errors.New("bench: Σ is not positive definite")
-	}
-	var l mat.TriDense
-	ch.LTo(&l)
-	var eig mat.EigenSym
-	if !eig.Factorize(sigma, false) {
-		return mean, cov, errors.New("bench: Σ's eigenvalues did not converge")
-	}
-	ev := eig.Values(nil)
-	lmax2 := ev[len(ev)-1] * ev[len(ev)-1]
-	trS, sF2 := 0.0, 0.0
-	for i := 0; i < d; i++ {
-		trS += sigma.At(i, i)
-		for j := 0; j < d; j++ {
-			sF2 += sigma.At(i, j) * sigma.At(i, j)
-		}
-	}
-	e0n := mat.Norm(mat.NewVecDense(d, e0), 2)
-	sF := math.Sqrt(sF2)
-	b := float64(o.chains)
-
-	// X_k = P_k·[e0 | L]: column 0 the mean error, the rest M_k with
-	// C_k = M_k·M_kᵀ.
-	x0 := mat.NewDense(d, d+1, nil)
-	for i := 0; i < d; i++ {
-		x0.Set(i, 0, e0[i])
-		for j := 0; j <= i; j++ {
-			x0.Set(i, j+1, l.At(i, j))
-		}
-	}
-	cur, prev := mat.DenseCopyOf(x0), mat.DenseCopyOf(x0)
-	var next, gx mat.Dense
-	// The vectors of the mean alone, once the covariance is done.
-	var vcur, vprev *mat.VecDense
-	var vnext, vg mat.VecDense
-	var c mat.SymDense
-	mt := newCrossingTracker(o.meanThreshold, o.z)
-	ct := newCrossingTracker(o.covThreshold, o.z)
-	sigmaV := mat.NewVecDense(d, nil)
-	for k := 1; k <= o.maxSweeps && !(mt.done && ct.done); k++ {
-		var a0, a1, a2 float64 // next = a0·G·cur + a1·cur + a2·prev
-		if steps != nil {
-			s := steps[k-1]
-			a0, a1, a2 = s.Alpha*tau, s.Alpha*(1-tau), 1-s.Alpha
-		} else {
-			a0 = 1
-		}
-		var m *mat.VecDense
-		trC, cF2, sc := 0.0, 0.0, 0.0
-		if !ct.done {
-			gx.Mul(g, cur)
-			next.Scale(a0, &gx)
-			if a1 != 0 {
-				next.Add(&next, scaled(a1, cur))
-			}
-			if a2 != 0 {
-				next.Add(&next, scaled(a2, prev))
-			}
-			prev, cur = cur, mat.DenseCopyOf(&next)
-			m = mat.VecDenseCopyOf(cur.ColView(0))
-			c.SymOuterK(1, cur.Slice(0, d, 1, d+1))
-			for i := 0; i < d; i++ {
-				trC += c.At(i, i)
-				for j := 0; j < d; j++ {
-					v := c.At(i, j)
-					cF2 += v * v
-					sc += v * sigma.At(i, j)
-				}
-			}
-		} else {
-			if vcur == nil {
-				vcur, vprev = mat.VecDenseCopyOf(cur.ColView(0)), mat.VecDenseCopyOf(prev.ColView(0))
-			}
-			vg.MulVec(g, vcur)
-			vnext.ScaleVec(a0, &vg)
-			if a1 != 0 {
-				vnext.AddScaledVec(&vnext, a1, vcur)
-			}
-			if a2 != 0 {
-				vnext.AddScaledVec(&vnext, a2, vprev)
-			}
-			vprev, vcur = vcur, mat.VecDenseCopyOf(&vnext)
-			m = vcur
-		}
-		trV := trS - trC
-		vF2 := math.Max(0, sF2-2*sc+cF2) // ‖V‖²_F = tr V²
-		mn2 := mat.Dot(m, m)
-		sigmaV.MulVec(sigma, m)
-		mSm := mat.Dot(m, sigmaV)
-		// The mean.
-		if !mt.done {
-			e2 := mn2 + trV/b
-			v2 := 4*mSm/b + 2*vF2/(b*b)
-			mt.add(k, math.Sqrt(mn2)/e0n, math.Sqrt(e2)/e0n, math.Sqrt(v2)/(2*math.Sqrt(e2))/e0n)
-		}
-		if !ct.done {
-			e2 := cF2 + (trV*trV+vF2)/b
-			v2 := 8*lmax2*cF2/b + 4*(vF2*vF2+lmax2*vF2)/(b*b)
-			ct.add(k, math.Sqrt(cF2)/sF, math.Sqrt(e2)/sF, math.Sqrt(v2)/(2*math.Sqrt(e2))/sF)
-		}
-	}
-	return mt.result(), ct.result(), nil
-}
-
-func scaled(f float64, a mat.Matrix) *mat.Dense {
-	var out mat.Dense
-	out.Scale(f, a)
-	return &out
-}
-
-// crossingTracker follows one error curve for scanCurves.
-type crossingTracker struct {
-	thr, z     float64
-	exact, lo  int
-	firstUpper int
-	lastAbove  int  // the last k whose upper edge is above thr
-	endBelow   bool // the upper edge at the last k followed
-	done       bool
-}
-
-func newCrossingTracker(thr, z float64) *crossingTracker {
-	return &crossingTracker{thr: thr, z: z}
-}
-
-// add records sweep k: the noise-free error v, the expected error e at B
-// and its sd.
-func (t *crossingTracker) add(k int, v, e, sd float64) {
-	if t.exact == 0 && v <= t.thr {
-		t.exact = k
-	}
-	if t.lo == 0 && e-t.z*sd <= t.thr {
-		t.lo = k
-	}
-	t.endBelow = e+t.z*sd <= t.thr
-	if !t.endBelow {
-		t.lastAbove = k
-	} else if t.firstUpper == 0 {
-		t.firstUpper = k
-	}
-	if (t.firstUpper > 0 && k >= int(math.Ceil(1.5*float64(t.firstUpper)))+5) || v < 1e-3*t.thr {
-		t.done = true
-	}
-}
-
-func (t *crossingTracker) result() curveCrossing {
-	c := curveCrossing{Exact: t.exact, Lo: t.lo}
-	if t.endBelow {
-		c.Hi = t.lastAbove + 1
-	}
-	return c
-}
-
-// iatClosedForm returns the largest integrated autocorrelation time of a
-// linear functional aᵀx with its direction a (aᵀΣa = 1), and the largest
-// IAT of a coordinate x_i (package mixing's closed forms).
-func iatClosedForm(g mat.Matrix, sigma *mat.SymDense) (lin float64, dir []float64, coord float64, err error) {
-	if lin, dir, err = mixing.WorstLinear(g, sigma); err != nil {
-		return 0, nil, 0, err
-	}
-	c, err := mixing.IATCoordinates(g, sigma)
-	if err != nil {
-		return 0, nil, 0, err
-	}
-	return lin, dir, slices.Max(c), nil
 }
 
 // essThin is the thinning of an ESS trace of records records for a
@@ -1064,7 +844,7 @@ func (b *bench) runMixingModel(mm mixModel) error {
 	an := newStateAnalyzer(m, start)
 
 	// The closed forms, on the host while the GPU measures.
-	po := predictOpts{chains: chains, meanThreshold: mixMeanThreshold, covThreshold: mixCovThreshold, maxSweeps: maxSweeps, z: mixBandZ}
+	po := mixing.CurveOptions{Chains: chains, MeanThreshold: mixMeanThreshold, CovThreshold: mixCovThreshold, MaxSweeps: maxSweeps, Z: mixBandZ}
 	preds := make([]prediction, len(mixSchemes))
 	perrs := make([]error, len(mixSchemes))
 	var wg sync.WaitGroup
@@ -1186,9 +966,9 @@ func waitCompiles(s *gibbsrt.Sampler[float32]) {
 }
 
 // burnInOf is a MixingBurnIn before the ratios.
-func burnInOf(thr float64, sweeps int, sec float64, c curveCrossing) MixingBurnIn {
+func burnInOf(thr float64, sweeps int, sec float64, c mixing.Crossing) MixingBurnIn {
 	return MixingBurnIn{Threshold: thr, Sweeps: sweeps, Seconds: float64(sweeps) * sec,
-		Pred: c.Exact, ExpectLo: c.Lo, ExpectHi: c.Hi, InRange: c.contains(sweeps)}
+		Pred: c.Exact, ExpectLo: c.Lo, ExpectHi: c.Hi, InRange: c.Contains(sweeps)}
 }
 
 func (b *bench) printMixing(mm mixModel, rows []MixingRow) {

@@ -156,7 +156,7 @@ func TestMixingModels(t *testing.T) {
 func TestMixingClosedForms(t *testing.T) {
 	m := smallAR1()
 	start := startState(m, 1, 10)
-	o := predictOpts{chains: 1 << 20, meanThreshold: 1e-3, covThreshold: 1e-2, maxSweeps: 5000, z: mixBandZ}
+	o := mixing.CurveOptions{Chains: 1 << 20, MeanThreshold: 1e-3, CovThreshold: 1e-2, MaxSweeps: 5000, Z: mixBandZ}
 	var sym prediction
 	for _, sc := range mixSchemes {
 		p, err := predict(m, sc, start, o)
@@ -230,7 +230,7 @@ func TestMixingClosedForms(t *testing.T) {
 		}
 		// At B = 2^20 the floors are far below the thresholds: the range
 		// is tight around the exact crossing.
-		for _, c := range []curveCrossing{p.mean, p.cov} {
+		for _, c := range []mixing.Crossing{p.mean, p.cov} {
 			if c.Lo < 1 || c.Lo > c.Exact || c.Hi < c.Exact || c.Hi > c.Exact+c.Exact/5+3 {
 				t.Errorf("%s: range %+v", sc.name, c)
 			}
@@ -246,7 +246,7 @@ func TestMixingClosedForms(t *testing.T) {
 func burnInCase(t *testing.T, m gibbstest.Model, run mixScheme, pred mixScheme, chains int, covThr float64, maxSweeps int) (burnInResult, prediction) {
 	t.Helper()
 	start := startState(m, chains, startSD(chains))
-	o := predictOpts{chains: chains, meanThreshold: mixMeanThreshold, covThreshold: covThr, maxSweeps: maxSweeps, z: mixBandZ}
+	o := mixing.CurveOptions{Chains: chains, MeanThreshold: mixMeanThreshold, CovThreshold: covThr, MaxSweeps: maxSweeps, Z: mixBandZ}
 	p, err := predict(m, pred, start, o)
 	if err != nil {
 		t.Fatal(err)
@@ -277,7 +277,7 @@ func TestMixingBurnInOnReference(t *testing.T) {
 	for _, c := range cases {
 		for _, sc := range mixSchemes {
 			res, p := burnInCase(t, c.m, sc, sc, c.chains, c.covThr, 2000)
-			if !p.mean.contains(res.mean) || !p.cov.contains(res.cov) || res.mean == 0 || res.cov == 0 {
+			if !p.mean.Contains(res.mean) || !p.cov.Contains(res.cov) || res.mean == 0 || res.cov == 0 {
 				t.Errorf("%s on %s: mean %d, expected %d..%d; cov %d, expected %d..%d", sc.name, c.m.Name, res.mean, p.mean.Lo, p.mean.Hi, res.cov, p.cov.Lo, p.cov.Hi)
 			}
 		}
@@ -324,12 +324,12 @@ func TestMixingBurnInCheckFails(t *testing.T) {
 	plain := mixSchemes[0]
 	wrong := mixScheme{name: "forward(1.5)", scheme: gibbsrt.Scheme{Kind: gibbsrt.Forward, Omega: 1.5}}
 	res, p := burnInCase(t, m, wrong, plain, 2048, 0.15, 2000)
-	if p.mean.contains(res.mean) || p.cov.contains(res.cov) {
+	if p.mean.Contains(res.mean) || p.cov.Contains(res.cov) {
 		t.Errorf("ω = 1.5 against plain's closed form: mean %d in %d..%d, cov %d in %d..%d", res.mean, p.mean.Lo, p.mean.Hi, res.cov, p.cov.Lo, p.cov.Hi)
 	}
 	under := mixScheme{name: "forward(0.7)", scheme: gibbsrt.Scheme{Kind: gibbsrt.Forward, Omega: 0.7}}
 	res, p = burnInCase(t, m, plain, under, 2048, 0.15, 2000)
-	if p.mean.contains(res.mean) {
+	if p.mean.Contains(res.mean) {
 		t.Errorf("plain against ω = 0.7's closed form: mean %d in %d..%d", res.mean, p.mean.Lo, p.mean.Hi)
 	}
 }
@@ -344,7 +344,7 @@ func TestMixingStateErrors(t *testing.T) {
 	if math.Abs(me-1) > 1e-9 || math.Abs(ce-1) > 1e-9 {
 		t.Errorf("start: errors %v, %v; want 1, 1", me, ce)
 	}
-	p, err := predict(m, mixSchemes[0], start, predictOpts{chains: chains, meanThreshold: 1e-3, covThreshold: 1e-2, maxSweeps: 10, z: mixBandZ})
+	p, err := predict(m, mixSchemes[0], start, mixing.CurveOptions{Chains: chains, MeanThreshold: 1e-3, CovThreshold: 1e-2, MaxSweeps: 10, Z: mixBandZ})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +366,7 @@ func TestMixingESSOnReference(t *testing.T) {
 	const chains, records = 256, 500
 	x0 := gibbstest.ExactDraws[float32](m, chains, rand.New(rand.NewPCG(5, 6)))
 	start := startState(m, 1, 10)
-	o := predictOpts{chains: chains, meanThreshold: 1e-3, covThreshold: 1e-2, maxSweeps: 100, z: mixBandZ}
+	o := mixing.CurveOptions{Chains: chains, MeanThreshold: 1e-3, CovThreshold: 1e-2, MaxSweeps: 100, Z: mixBandZ}
 	for _, sc := range mixSchemes[:3] {
 		p, err := predict(m, sc, start, o)
 		if err != nil {
@@ -456,23 +456,6 @@ func TestMixingRatios(t *testing.T) {
 	bi, bound, bis, ess, es := bestVsPlain(rows)
 	if bi != 400 || bound != ">" || bis != "symmetric" || ess != 20 || es != "forward" {
 		t.Errorf("bestVsPlain = %v %q %s %v %s", bi, bound, bis, ess, es)
-	}
-	for _, c := range []struct {
-		c    curveCrossing
-		k    int
-		want bool
-	}{
-		{curveCrossing{Exact: 10, Lo: 9, Hi: 12}, 9, true},
-		{curveCrossing{Exact: 10, Lo: 9, Hi: 12}, 13, false},
-		{curveCrossing{Exact: 10, Lo: 9, Hi: 12}, 0, false},
-		{curveCrossing{Exact: 10, Lo: 9}, 0, true},
-		{curveCrossing{Exact: 10, Lo: 9}, 500, true},
-		{curveCrossing{}, 0, true},
-		{curveCrossing{}, 5, false},
-	} {
-		if got := c.c.contains(c.k); got != c.want {
-			t.Errorf("%+v contains %d = %v", c.c, c.k, got)
-		}
 	}
 	if th := essThin(5141, 2000); th != 129 {
 		t.Errorf("essThin(5141, 2000) = %d", th)
