@@ -93,11 +93,39 @@ func worstOf(a mat.Matrix, sigma mat.Symmetric, direction bool) (float64, []floa
 // it from below; a chain that rotates rather than mixes (forward sweeps
 // at ω near 2, eigenvalues of G near the unit circle off the real axis)
 // can exceed it many times for runs about as long as its relaxation time
-// 1/(1 − ρ(G)), and comes down to it only in runs many times longer. With
-// S = I − G, Σ_{k=1}^{n−1}(1 − k/n)G^k = G·(n·S − (I − G^n))·S⁻²/n.
+// 1/(1 − ρ(G)), and comes down to it only in runs many times longer.
 func IATLinearRun(g mat.Matrix, sigma mat.Symmetric, n int) (float64, error) {
+	a, err := runLagSum(g, sigma, n)
+	if err != nil {
+		return 0, err
+	}
+	v, _, err := worstOf(a, sigma, false)
+	return v, err
+}
+
+// IATRun is IATLinearRun for one functional aᵀx: n·Var(the mean of aᵀx
+// over n consecutive stationary states)/Var(aᵀx). Chains started from
+// exact draws measure it directly, as the variance across chains of their
+// means.
+func IATRun(g mat.Matrix, sigma mat.Symmetric, a []float64, n int) (float64, error) {
+	l, err := runLagSum(g, sigma, n)
+	if err != nil {
+		return 0, err
+	}
+	av := mat.NewVecDense(len(a), a)
+	var la, sa mat.VecDense
+	la.MulVec(l, av)
+	sa.MulVec(sigma, av)
+	v := mat.Dot(av, &sa)
+	return (v + 2*mat.Dot(av, &la)) / v, nil
+}
+
+// runLagSum returns Σ_{k=1}^{n−1}(1 − k/n)·G^kΣ, in closed form: with
+// S = I − G, Σ_{k=1}^{n−1}(1 − k/n)G^k = G·(n·S − (I − G^n))·S⁻²/n, and
+// G^n by squaring.
+func runLagSum(g mat.Matrix, sigma mat.Symmetric, n int) (*mat.Dense, error) {
 	if n < 1 {
-		return 0, fmt.Errorf("mixing: a run of %d sweeps; it must have at least 1", n)
+		return nil, fmt.Errorf("mixing: a run of %d sweeps; it must have at least 1", n)
 	}
 	d := sigma.SymmetricDim()
 	s := mat.NewDense(d, d, nil) // I − G
@@ -112,7 +140,6 @@ func IATLinearRun(g mat.Matrix, sigma mat.Symmetric, n int) (float64, error) {
 			s.Set(i, j, v)
 		}
 	}
-	// G^n by squaring.
 	sq := mat.DenseCopyOf(g)
 	for k := n; k > 0; k >>= 1 {
 		if k&1 == 1 {
@@ -134,15 +161,14 @@ func IATLinearRun(g mat.Matrix, sigma mat.Symmetric, n int) (float64, error) {
 	}
 	gi.Mul(g, &inner)
 	if err := x1.Solve(s, &gi); err != nil {
-		return 0, errors.New("mixing: I − G is singular: the sweep does not converge")
+		return nil, errors.New("mixing: I − G is singular: the sweep does not converge")
 	}
 	if err := x2.Solve(s, &x1); err != nil {
-		return 0, errors.New("mixing: I − G is singular: the sweep does not converge")
+		return nil, errors.New("mixing: I − G is singular: the sweep does not converge")
 	}
 	a.Mul(&x2, sigma)
 	a.Scale(1/float64(n), &a)
-	v, _, err := worstOf(&a, sigma, false)
-	return v, err
+	return &a, nil
 }
 
 // IATCoordinates returns, for each coordinate i, the IAT of x_i:

@@ -170,7 +170,7 @@ func TestWorstLinearDirection(t *testing.T) {
 	}
 }
 
-// IATLinearRun against the sum 1 + 2·Σ(1 − k/n)ρ_k taken term by term
+// IATLinearRun and IATRun against the sum 1 + 2·Σ(1 − k/n)ρ_k taken term by term
 // (its worst functional from the same generalized eigenproblem), and its
 // limit, IATLinear.
 func TestIATLinearRun(t *testing.T) {
@@ -207,12 +207,28 @@ func TestIATLinearRun(t *testing.T) {
 				term.Scale(1-float64(k)/float64(n), gk)
 				a.Add(a, &term)
 			}
-			want, _, err := worstOf(a, &sigma, false)
+			want, dir, err := worstOf(a, &sigma, true)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if math.Abs(got-want) > 1e-9*want {
 				t.Errorf("%v ω=%v, n=%d: %v, summed %v", c.s, c.w, n, got, want)
+			}
+			// IATRun along the worst functional is the worst; along a
+			// coordinate it is that coordinate's sum.
+			along, err := IATRun(g, &sigma, dir, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e3 := make([]float64, 8)
+			e3[3] = 1
+			coord, err := IATRun(g, &sigma, e3, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantCoord := (sigma.At(3, 3) + 2*a.At(3, 3)) / sigma.At(3, 3)
+			if math.Abs(along-want) > 1e-9*want || math.Abs(coord-wantCoord) > 1e-9*wantCoord {
+				t.Errorf("%v ω=%v, n=%d: IATRun %v along the worst (want %v), %v along x_3 (want %v)", c.s, c.w, n, along, want, coord, wantCoord)
 			}
 			if n == 1 && math.Abs(got-1) > 1e-12 {
 				t.Errorf("%v: a run of one sweep: %v, want 1", c.s, got)
