@@ -43,8 +43,8 @@ const (
 	// 1000× within SamplingBurnInFactor times the sweeps of the kind's
 	// fastest burn-in (TuneMean's). For forward sweeps plain Gibbs (ω = 1,
 	// the cheaper kernel) is kept where it is at least as good. For
-	// symmetric sweeps, which are reversible, it is TuneMean's ω. About 70
-	// eigendecompositions: 0.2 s at dim 64.
+	// symmetric sweeps, which are reversible, it is TuneMean's ω. About 40
+	// IATs beside TuneMean's search: under a second at dim 64.
 	TuneSampling
 )
 
@@ -206,7 +206,11 @@ func choose(q *mat.SymDense, sc Scheme) (float64, error) {
 		if e != nil {
 			return 0, e
 		}
-		w, err = bestForSampling(q, sigma, sc.Kind)
+		_, best, e := bestForRate(q, sc.Kind)
+		if e != nil {
+			return 0, e
+		}
+		w, err = bestForSampling(q, sigma, sc.Kind, best)
 	default:
 		w, _, err = bestForRate(q, sc.Kind)
 	}
@@ -250,16 +254,21 @@ func bestForSquares(q *mat.SymDense, k SweepKind) (float64, float64, error) {
 // 1000× burn-in takes more than maxBurnIn sweeps (or never ends); and
 // that IAT.
 func samplingCost(q, sigma *mat.SymDense, k SweepKind, omega, maxBurnIn float64) (cost, iat float64, err error) {
-	r, err := rate(q, omega, k)
+	g, err := mixing.Operator(q, omega, k)
+	if err != nil {
+		return 0, 0, err
+	}
+	var r float64
+	if k == Symmetric {
+		r, err = rate(q, omega, k) // from the symmetric eigenproblem
+	} else {
+		r, err = mixing.SpectralRadius(g)
+	}
 	if err != nil {
 		return 0, 0, err
 	}
 	if r >= 1 || float64(mixing.Sweeps(r, 1e-3)) > maxBurnIn {
 		return math.Inf(1), math.NaN(), nil
-	}
-	g, err := mixing.Operator(q, omega, k)
-	if err != nil {
-		return 0, 0, err
 	}
 	if iat, err = mixing.IATLinear(g, sigma); err != nil {
 		return math.Inf(1), math.NaN(), nil // I − G singular to working precision
@@ -267,14 +276,13 @@ func samplingCost(q, sigma *mat.SymDense, k SweepKind, omega, maxBurnIn float64)
 	return iat * SweepCost(k, omega), iat, nil
 }
 
-// bestForSampling is TuneSampling's ω (see TuneSampling).
-func bestForSampling(q, sigma *mat.SymDense, k SweepKind) (float64, error) {
-	_, best, err := bestForRate(q, k)
-	if err != nil {
-		return 0, err
-	}
+// bestForSampling is TuneSampling's ω (see TuneSampling), given the
+// kind's least spectral radius best (bestForRate's). The objective is
+// costly (an IAT per ω) and smooth but at the bound, which golden section
+// finds to 1e-5: the coarse search suffices.
+func bestForSampling(q, sigma *mat.SymDense, k SweepKind, best float64) (float64, error) {
 	limit := SamplingBurnInFactor * float64(mixing.Sweeps(best, 1e-3))
-	w, v, err := mixing.Minimize(func(w float64) (float64, error) {
+	w, v, err := mixing.MinimizeCoarse(func(w float64) (float64, error) {
 		c, _, err := samplingCost(q, sigma, k, w, limit)
 		return c, err
 	})
@@ -385,12 +393,13 @@ func analyze(q *mat.SymDense, sc Scheme, omega float64, ch mixing.Chebyshev) (Mi
 		m.IATSquares = maxOf(sq)
 	}
 	if sc.Omega == 0 {
-		if m.OmegaMean, _, err = bestForRate(q, sc.Kind); err != nil {
+		var best float64
+		if m.OmegaMean, best, err = bestForRate(q, sc.Kind); err != nil {
 			return m, err
 		}
 		m.OmegaSampling = omega
 		if sc.Tune != TuneSampling {
-			if m.OmegaSampling, err = bestForSampling(q, sigma, sc.Kind); err != nil {
+			if m.OmegaSampling, err = bestForSampling(q, sigma, sc.Kind, best); err != nil {
 				return m, err
 			}
 		}
