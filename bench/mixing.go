@@ -122,7 +122,7 @@ type MixingESSData struct {
 	LinearDirection string  `json:"linear_direction"` // whose worst direction: this scheme's, or symmetric's for chebyshev
 	// The linear functional's IAT for the trace's run of Records·Thin
 	// sweeps from the variance of the chains' run means over every sweep
-	// (runIAT; the closed form mixing.IATRun, 0 for chebyshev), and its
+	// (runIAT; the closed form mixing.IATRun; both 0 for chebyshev), and its
 	// effective samples per second. Geyer's estimate above assumes a
 	// reversible chain and is biased for one that rotates, as forward
 	// sweeps at TuneSampling's ω do; this one is not, and issue 20's
@@ -712,10 +712,12 @@ func measureESS(r chainRunner, x0 []float32, cheb bool, mu, dir []float64, warm,
 	}
 	rec := make([]float32, records*n)
 	// With dir set, every sweep's state is read for the chains' run means
-	// of dirᵀ(x − mu); otherwise only the records.
+	// of dirᵀ(x − mu); otherwise only the records. Not for Chebyshev
+	// iterations: a call computes its schedule from iteration 0, so a call
+	// per iteration would cost O(k²) on the host.
 	var sums []float64
 	step := thin
-	if dir != nil {
+	if dir != nil && !cheb {
 		sums, step = make([]float64, chains), 1
 	}
 	state := make([]float32, n)
@@ -796,7 +798,9 @@ func measureESS(r chainRunner, x0 []float32, cheb bool, mu, dir []float64, warm,
 	}
 	if dir != nil {
 		res.lin = iat[2*d]
-		res.run = runIAT(sums, records*thin)
+		if sums != nil {
+			res.run = runIAT(sums, records*thin)
+		}
 	}
 	return res, nil
 }
@@ -1082,7 +1086,7 @@ func (b *bench) printMixing(mm mixModel, rows []MixingRow) {
 	}
 	b.printf("(run IAT: the linear functional's, for the trace's run of thin x %d sweeps, from the variance of the %d chains' run means over every sweep; closed form mixing.IATRun. Geyer's lin IAT assumes a reversible chain and is biased for one that rotates, as at sampling's omega)\n",
 		e0.Records, e0.Chains)
-	b.printf("(chebyshev: the linear functional is symmetric's worst direction, after %d unrecorded iterations; no closed-form IAT)\n", rows[chebyshevIndex].ESS.Warm)
+	b.printf("(chebyshev: the linear functional is symmetric's worst direction, after %d unrecorded iterations; no closed-form IAT, no run IAT)\n", rows[chebyshevIndex].ESS.Warm)
 	if t, ok := mixTargets[mm.name]; ok {
 		bi, bound, bis, ess, es := bestVsPlain(rows)
 		b.printf("targets (issues 10, 20): burn-in %s%.1fx fewer sweeps than plain (%s), target >= %gx: %s; ESS/s on the worst linear functional (run IAT) %.2fx plain (%s), target >= %gx: %s\n",
