@@ -230,6 +230,11 @@ func TestIATLinearRun(t *testing.T) {
 			if math.Abs(along-want) > 1e-9*want || math.Abs(coord-wantCoord) > 1e-9*wantCoord {
 				t.Errorf("%v ω=%v, n=%d: IATRun %v along the worst (want %v), %v along x_3 (want %v)", c.s, c.w, n, along, want, coord, wantCoord)
 			}
+			// Symmetric sweeps are reversible with a spectrum in [0, 1):
+			// every ρ_k ≥ 0, so the run's IAT grows to the limit from below.
+			if lim, err := IATLinear(g, &sigma); err != nil || (c.s == Symmetric && got > lim*(1+1e-12)) {
+				t.Errorf("%v ω=%v, n=%d: %v above the limit %v (%v)", c.s, c.w, n, got, lim, err)
+			}
 			if n == 1 && math.Abs(got-1) > 1e-12 {
 				t.Errorf("%v: a run of one sweep: %v, want 1", c.s, got)
 			}
