@@ -105,7 +105,7 @@ func apiScheme(rng *rand.Rand) Scheme {
 	return Scheme{
 		Kind:  SweepKind(pick(rng, 0, 1, 2, 3, -1)),
 		Omega: pick(rng, 0, 1, 1, 1.3, 0.7, 2, -1, math.NaN(), math.Inf(1)),
-		Tune:  Tune(pick(rng, 0, 0, 1, 2, -1)),
+		Tune:  Tune(pick(rng, 0, 0, 1, 2, 3, -1)),
 		Form:  Form(pick(rng, 0, 0, 1, 2, 3, -1)),
 	}
 }

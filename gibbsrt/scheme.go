@@ -30,17 +30,59 @@ type Tune int
 const (
 	// TuneMean minimizes the spectral radius of the mean error's operator:
 	// the fastest burn-in of the mean, and for symmetric sweeps the
-	// smallest IAT of the worst linear functional. (For forward sweeps the
-	// worst linear functional's IAT keeps falling as ω nears 2 while the
-	// rate nears 1: the chain rotates rather than mixes, so that is no
-	// criterion.)
+	// smallest IAT of the worst linear functional.
 	TuneMean Tune = iota
 	// TuneSquares minimizes the largest integrated autocorrelation time of
 	// a squared centred coordinate (x_i − mu_i)²: for estimating variances,
 	// which a large ω makes worse. It costs about 40 eigendecompositions
 	// with eigenvectors: a second at dim 64.
 	TuneSquares
+	// TuneSampling minimizes the cost of an effective sample of the worst
+	// linear functional aᵀx: its integrated autocorrelation time times the
+	// sweep's cost (SweepCost), among the ω whose mean error still falls
+	// 1000× within SamplingBurnInFactor times the sweeps of the kind's
+	// fastest burn-in (TuneMean's). For forward sweeps plain Gibbs (ω = 1,
+	// the cheaper kernel) is kept where it is at least as good. For
+	// symmetric sweeps, which are reversible, it is TuneMean's ω. About 40
+	// IATs beside TuneMean's search: under a second at dim 64.
+	TuneSampling
 )
+
+// SamplingBurnInFactor bounds how much slower than the kind's fastest the
+// chains of a TuneSampling ω may forget their start. Without a bound the
+// target runs to ω → 2 for forward and backward sweeps: there the worst
+// linear functional's IAT keeps falling while the spectral radius nears 1,
+// the chain rotating rather than mixing, and at ω = 2 a sweep is a
+// deterministic reflection that never forgets. Such a chain carries
+// whatever the burn-in left behind ever longer, its IAT describes only
+// runs many relaxation times 1/(1 − Rate) long, and the IATs of its
+// squares grow without bound. A factor of 10 keeps the sampling sweep's
+// forgetting within one order of magnitude of the best its kind can do and
+// keeps most of the gain: closed form, the dense SPD model of
+// docs/BENCHMARKS.md 24.6× plain Gibbs's IAT (ω = 1.922), AR(1) 510×
+// (1.996), the seed's recipe 8× (1.778). A forward run of any length at
+// those ω has a run-mean variance on the worst linear functional at most
+// 3% above plain's run of the same length (mixing.IATLinearRun,
+// TestSamplingRunLengths).
+const SamplingBurnInFactor = 10
+
+// SweepCost is the time of one sweep of kind k at ω relative to a plain
+// sweep (forward, ω = 1), measured on an H200 at B = 1M chains
+// (docs/BENCHMARKS.md, run 13: µs per sweep on AR(1) D = 64 and the dense
+// SPD D = 32 models: plain 132.5 and 90.5, forward with ω ≠ 1 144.1 and
+// 96.4, symmetric 301.5 and 247.2). Each is the larger of the two models'
+// ratios, so that over-relaxation must earn its cost. Backward sweeps run
+// the forward ones' entry point on reordered tables; they were not
+// measured apart.
+func SweepCost(k SweepKind, omega float64) float64 {
+	switch {
+	case k == Symmetric:
+		return 2.73 // 247.2/90.5: two passes and the Ext entry point
+	case k == Forward && omega == 1:
+		return 1
+	}
+	return 1.09 // 144.1/132.5: the Ext entry point's keep term
+}
 
 func (t Tune) String() string {
 	switch t {
@@ -48,6 +90,8 @@ func (t Tune) String() string {
 		return "mean"
 	case TuneSquares:
 		return "squares"
+	case TuneSampling:
+		return "sampling"
 	}
 	return fmt.Sprintf("Tune(%d)", int(t))
 }
@@ -91,8 +135,8 @@ func (sc Scheme) check() error {
 	if sc.Omega != 0 && !(sc.Omega > 0 && sc.Omega < 2) {
 		return fmt.Errorf("gibbsrt: over-relaxation ω = %v; it must lie in (0, 2), or be 0 to choose it from the model", sc.Omega)
 	}
-	if sc.Tune != TuneMean && sc.Tune != TuneSquares {
-		return fmt.Errorf("gibbsrt: Tune %d; it must be TuneMean or TuneSquares", int(sc.Tune))
+	if sc.Tune != TuneMean && sc.Tune != TuneSquares && sc.Tune != TuneSampling {
+		return fmt.Errorf("gibbsrt: Tune %d; it must be TuneMean, TuneSquares or TuneSampling", int(sc.Tune))
 	}
 	if sc.Form < FormAuto || sc.Form > FormMatrix {
 		return fmt.Errorf("gibbsrt: Form %d; it must be FormAuto, FormSequential or FormMatrix", int(sc.Form))
@@ -125,10 +169,16 @@ type Mixing struct {
 	// worst linear functional aᵀx; IATSquares the largest of a squared
 	// centred coordinate (x_i − mu_i)². NaN beyond AnalysisMaxDim.
 	IATLinear, IATSquares float64
-	// OmegaMean is the best ω of the kind for Rate, when the scheme chose
-	// its ω, and OmegaSquares for IATSquares, when it chose it for them
-	// (NaN otherwise).
-	OmegaMean, OmegaSquares float64
+	// OmegaMean is the best ω of the kind for Rate (TuneMean's, for
+	// burn-in) and OmegaSampling TuneSampling's, for sampling, when the
+	// scheme chose its ω and dim ≤ AnalysisMaxDim; OmegaSquares is the best
+	// for IATSquares, when the scheme chose it for them (NaN otherwise).
+	OmegaMean, OmegaSampling, OmegaSquares float64
+	// MeanBurnIn and MeanIATLinear are BurnIn and IATLinear at OmegaMean;
+	// SamplingBurnIn and SamplingIATLinear at OmegaSampling (0 and NaN
+	// where the ω is NaN).
+	MeanBurnIn, SamplingBurnIn       int
+	MeanIATLinear, SamplingIATLinear float64
 	// ChebyshevRate and ChebyshevBurnIn are what Chebyshev-accelerated
 	// symmetric sweeps at Omega (SweepChebyshev) predict: the factor per
 	// iteration on the mean error, and the iterations (two passes each)
@@ -148,9 +198,20 @@ func choose(q *mat.SymDense, sc Scheme) (float64, error) {
 	}
 	var w float64
 	var err error
-	if sc.Tune == TuneSquares {
+	switch sc.Tune {
+	case TuneSquares:
 		w, _, err = bestForSquares(q, sc.Kind)
-	} else {
+	case TuneSampling:
+		sigma, e := covariance(q)
+		if e != nil {
+			return 0, e
+		}
+		_, best, e := bestForRate(q, sc.Kind)
+		if e != nil {
+			return 0, e
+		}
+		w, err = bestForSampling(q, sigma, sc.Kind, best)
+	default:
 		w, _, err = bestForRate(q, sc.Kind)
 	}
 	return w, err
@@ -186,6 +247,60 @@ func bestForSquares(q *mat.SymDense, k SweepKind) (float64, float64, error) {
 		}
 		return maxOf(sq), nil
 	})
+}
+
+// samplingCost is TuneSampling's objective at ω: the worst linear
+// functional's IAT times the sweep's cost, +Inf where the mean error's
+// 1000× burn-in takes more than maxBurnIn sweeps (or never ends); and
+// that IAT.
+func samplingCost(q, sigma *mat.SymDense, k SweepKind, omega, maxBurnIn float64) (cost, iat float64, err error) {
+	g, err := mixing.Operator(q, omega, k)
+	if err != nil {
+		return 0, 0, err
+	}
+	var r float64
+	if k == Symmetric {
+		r, err = rate(q, omega, k) // from the symmetric eigenproblem
+	} else {
+		r, err = mixing.SpectralRadius(g)
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	if r >= 1 || float64(mixing.Sweeps(r, 1e-3)) > maxBurnIn {
+		return math.Inf(1), math.NaN(), nil
+	}
+	if iat, err = mixing.IATLinear(g, sigma); err != nil {
+		return math.Inf(1), math.NaN(), nil // I − G singular to working precision
+	}
+	return iat * SweepCost(k, omega), iat, nil
+}
+
+// bestForSampling is TuneSampling's ω (see TuneSampling), given the
+// kind's least spectral radius best (bestForRate's). The objective is
+// costly (an IAT per ω) and smooth but at the bound, which golden section
+// finds to 1e-5: the coarse search suffices.
+func bestForSampling(q, sigma *mat.SymDense, k SweepKind, best float64) (float64, error) {
+	limit := SamplingBurnInFactor * float64(mixing.Sweeps(best, 1e-3))
+	w, v, err := mixing.MinimizeCoarse(func(w float64) (float64, error) {
+		c, _, err := samplingCost(q, sigma, k, w, limit)
+		return c, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	if k == Forward {
+		// Plain Gibbs is what the user would run otherwise: never worse,
+		// whatever its burn-in.
+		plain, _, err := samplingCost(q, sigma, k, 1, math.Inf(1))
+		if err != nil {
+			return 0, err
+		}
+		if plain <= v {
+			w = 1
+		}
+	}
+	return w, nil
 }
 
 // youngOmega is Young's ω from the Jacobi radius (see AnalysisMaxDim).
@@ -239,7 +354,8 @@ func maxOf(v []float64) float64 {
 // analyze predicts scheme sc, at ω omega, on q.
 func analyze(q *mat.SymDense, sc Scheme, omega float64, ch mixing.Chebyshev) (Mixing, error) {
 	m := Mixing{Scheme: sc, Omega: omega, IATLinear: math.NaN(), IATSquares: math.NaN(),
-		OmegaMean: math.NaN(), OmegaSquares: math.NaN(),
+		OmegaMean: math.NaN(), OmegaSampling: math.NaN(), OmegaSquares: math.NaN(),
+		MeanIATLinear: math.NaN(), SamplingIATLinear: math.NaN(),
 		ChebyshevRate: ch.Rate(), ChebyshevBurnIn: ch.Iterations(1e-3)}
 	if q.SymmetricDim() > AnalysisMaxDim {
 		m.Rate = math.NaN()
@@ -277,8 +393,30 @@ func analyze(q *mat.SymDense, sc Scheme, omega float64, ch mixing.Chebyshev) (Mi
 		m.IATSquares = maxOf(sq)
 	}
 	if sc.Omega == 0 {
-		if m.OmegaMean, _, err = bestForRate(q, sc.Kind); err != nil {
+		var best float64
+		if m.OmegaMean, best, err = bestForRate(q, sc.Kind); err != nil {
 			return m, err
+		}
+		m.OmegaSampling = omega
+		if sc.Tune != TuneSampling {
+			if m.OmegaSampling, err = bestForSampling(q, sigma, sc.Kind, best); err != nil {
+				return m, err
+			}
+		}
+		for _, c := range []struct {
+			w      float64
+			burnIn *int
+			iat    *float64
+		}{{m.OmegaMean, &m.MeanBurnIn, &m.MeanIATLinear}, {m.OmegaSampling, &m.SamplingBurnIn, &m.SamplingIATLinear}} {
+			r, err := rate(q, c.w, sc.Kind)
+			if err != nil {
+				return m, err
+			}
+			if *c.burnIn = burnIn(r); r < 1 {
+				if _, *c.iat, err = samplingCost(q, sigma, sc.Kind, c.w, math.Inf(1)); err != nil {
+					return m, err
+				}
+			}
 		}
 		if sc.Tune == TuneSquares {
 			m.OmegaSquares = omega

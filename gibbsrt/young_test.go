@@ -31,12 +31,14 @@ func TestYoungOmega(t *testing.T) {
 		{Forward, 2 / (1 + math.Sqrt(1-rj*rj))},
 		{Symmetric, 2 / (1 + math.Sqrt(2*(1-rj)))},
 	} {
-		got, err := choose(tri, Scheme{Kind: c.k})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if math.Abs(got-c.want) > 1e-9 {
-			t.Errorf("%v sweeps on tridiag: ω = %v, want Young's %v", c.k, got, c.want)
+		for _, tu := range []Tune{TuneMean, TuneSampling} { // every target takes Young's ω there
+			got, err := choose(tri, Scheme{Kind: c.k, Tune: tu})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(got-c.want) > 1e-9 {
+				t.Errorf("%v sweeps on tridiag, Tune %v: ω = %v, want Young's %v", c.k, tu, got, c.want)
+			}
 		}
 	}
 	// A dense SPD with strong, mixed-sign correlations: ρ_J > 1.

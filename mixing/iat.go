@@ -2,6 +2,7 @@ package mixing
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/cmplx"
 
@@ -30,14 +31,20 @@ func WorstLinear(g mat.Matrix, sigma mat.Symmetric) (iat float64, a []float64, e
 }
 
 func worstLinear(g mat.Matrix, sigma mat.Symmetric, direction bool) (float64, []float64, error) {
+	a, err := lagSum(g, sigma)
+	if err != nil {
+		return 0, nil, err
+	}
+	return worstOf(a, sigma, direction)
+}
+
+// worstOf returns the largest eigenvalue λ of T a = λ Σ a, T = Σ + A + Aᵀ,
+// and, if direction, its a with aᵀΣa = 1.
+func worstOf(a mat.Matrix, sigma mat.Symmetric, direction bool) (float64, []float64, error) {
 	n := sigma.SymmetricDim()
 	var ch mat.Cholesky
 	if !ch.Factorize(sigma) {
 		return 0, nil, errors.New("mixing: Σ is not positive definite")
-	}
-	a, err := lagSum(g, sigma)
-	if err != nil {
-		return 0, nil, err
 	}
 	t := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
@@ -77,6 +84,91 @@ func worstLinear(g mat.Matrix, sigma mat.Symmetric, direction bool) (float64, []
 		return 0, nil, err
 	}
 	return v[n-1], av.RawVector().Data, nil
+}
+
+// IATLinearRun is IATLinear for a run of n sweeps: the largest, over
+// linear functionals aᵀx, of n·Var(the mean of aᵀx over n consecutive
+// stationary states)/Var(aᵀx) = 1 + 2·Σ_{k=1}^{n−1}(1 − k/n)ρ_k. It tends
+// to IATLinear as n grows. A reversible chain (symmetric sweeps) reaches
+// it from below; a chain that rotates rather than mixes (forward sweeps
+// at ω near 2, eigenvalues of G near the unit circle off the real axis)
+// can exceed it many times for runs about as long as its relaxation time
+// 1/(1 − ρ(G)), and comes down to it only in runs many times longer.
+func IATLinearRun(g mat.Matrix, sigma mat.Symmetric, n int) (float64, error) {
+	a, err := runLagSum(g, sigma, n)
+	if err != nil {
+		return 0, err
+	}
+	v, _, err := worstOf(a, sigma, false)
+	return v, err
+}
+
+// IATRun is IATLinearRun for one functional aᵀx: n·Var(the mean of aᵀx
+// over n consecutive stationary states)/Var(aᵀx). Chains started from
+// exact draws measure it directly, as the variance across chains of their
+// means.
+func IATRun(g mat.Matrix, sigma mat.Symmetric, a []float64, n int) (float64, error) {
+	l, err := runLagSum(g, sigma, n)
+	if err != nil {
+		return 0, err
+	}
+	av := mat.NewVecDense(len(a), a)
+	var la, sa mat.VecDense
+	la.MulVec(l, av)
+	sa.MulVec(sigma, av)
+	v := mat.Dot(av, &sa)
+	return (v + 2*mat.Dot(av, &la)) / v, nil
+}
+
+// runLagSum returns Σ_{k=1}^{n−1}(1 − k/n)·G^kΣ, in closed form: with
+// S = I − G, Σ_{k=1}^{n−1}(1 − k/n)G^k = G·(n·S − (I − G^n))·S⁻²/n, and
+// G^n by squaring.
+func runLagSum(g mat.Matrix, sigma mat.Symmetric, n int) (*mat.Dense, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("mixing: a run of %d sweeps; it must have at least 1", n)
+	}
+	d := sigma.SymmetricDim()
+	s := mat.NewDense(d, d, nil) // I − G
+	gn := mat.NewDense(d, d, nil)
+	for i := 0; i < d; i++ {
+		gn.Set(i, i, 1)
+		for j := 0; j < d; j++ {
+			v := -g.At(i, j)
+			if i == j {
+				v++
+			}
+			s.Set(i, j, v)
+		}
+	}
+	sq := mat.DenseCopyOf(g)
+	for k := n; k > 0; k >>= 1 {
+		if k&1 == 1 {
+			var t mat.Dense
+			t.Mul(gn, sq)
+			gn = &t
+		}
+		if k > 1 {
+			var t mat.Dense
+			t.Mul(sq, sq)
+			sq = &t
+		}
+	}
+	var inner, gi, x1, x2, a mat.Dense
+	inner.Scale(float64(n), s)
+	inner.Add(&inner, gn) // n·S − (I − G^n) = n·S − I + G^n
+	for i := 0; i < d; i++ {
+		inner.Set(i, i, inner.At(i, i)-1)
+	}
+	gi.Mul(g, &inner)
+	if err := x1.Solve(s, &gi); err != nil {
+		return nil, errors.New("mixing: I − G is singular: the sweep does not converge")
+	}
+	if err := x2.Solve(s, &x1); err != nil {
+		return nil, errors.New("mixing: I − G is singular: the sweep does not converge")
+	}
+	a.Mul(&x2, sigma)
+	a.Scale(1/float64(n), &a)
+	return &a, nil
 }
 
 // IATCoordinates returns, for each coordinate i, the IAT of x_i:

@@ -169,3 +169,86 @@ func TestWorstLinearDirection(t *testing.T) {
 		t.Errorf("one dimension, ω 1.5: IAT %v (%v), want %v", c1, err, 0.5/1.5)
 	}
 }
+
+// IATLinearRun and IATRun against the sum 1 + 2·Σ(1 − k/n)ρ_k taken term by term
+// (its worst functional from the same generalized eigenproblem), and its
+// limit, IATLinear.
+func TestIATLinearRun(t *testing.T) {
+	q := ar1(8, 0.9)
+	var ch mat.Cholesky
+	if !ch.Factorize(q) {
+		t.Fatal("not positive definite")
+	}
+	var sigma mat.SymDense
+	if err := ch.InverseTo(&sigma); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		s Sweep
+		w float64
+	}{{Forward, 1.9}, {Symmetric, 1.3}} {
+		g, err := Operator(q, c.w, c.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{1, 2, 7, 60} {
+			got, err := IATLinearRun(g, &sigma, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A = Σ_{k=1}^{n−1} (1 − k/n)·G^kΣ, summed directly.
+			a := mat.NewDense(8, 8, nil)
+			gk := mat.DenseCopyOf(&sigma)
+			for k := 1; k < n; k++ {
+				var next mat.Dense
+				next.Mul(g, gk)
+				gk = &next
+				var term mat.Dense
+				term.Scale(1-float64(k)/float64(n), gk)
+				a.Add(a, &term)
+			}
+			want, dir, err := worstOf(a, &sigma, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(got-want) > 1e-9*want {
+				t.Errorf("%v ω=%v, n=%d: %v, summed %v", c.s, c.w, n, got, want)
+			}
+			// IATRun along the worst functional is the worst; along a
+			// coordinate it is that coordinate's sum.
+			along, err := IATRun(g, &sigma, dir, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e3 := make([]float64, 8)
+			e3[3] = 1
+			coord, err := IATRun(g, &sigma, e3, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantCoord := (sigma.At(3, 3) + 2*a.At(3, 3)) / sigma.At(3, 3)
+			if math.Abs(along-want) > 1e-9*want || math.Abs(coord-wantCoord) > 1e-9*wantCoord {
+				t.Errorf("%v ω=%v, n=%d: IATRun %v along the worst (want %v), %v along x_3 (want %v)", c.s, c.w, n, along, want, coord, wantCoord)
+			}
+			// Symmetric sweeps are reversible with a spectrum in [0, 1):
+			// every ρ_k ≥ 0, so the run's IAT grows to the limit from below.
+			if lim, err := IATLinear(g, &sigma); err != nil || (c.s == Symmetric && got > lim*(1+1e-12)) {
+				t.Errorf("%v ω=%v, n=%d: %v above the limit %v (%v)", c.s, c.w, n, got, lim, err)
+			}
+			if n == 1 && math.Abs(got-1) > 1e-12 {
+				t.Errorf("%v: a run of one sweep: %v, want 1", c.s, got)
+			}
+		}
+		lim, err := IATLinear(g, &sigma)
+		if err != nil {
+			t.Fatal(err)
+		}
+		long, err := IATLinearRun(g, &sigma, 1<<22)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(long-lim) > 1e-4*lim {
+			t.Errorf("%v ω=%v: a run of 2^22 sweeps %v, IATLinear %v", c.s, c.w, long, lim)
+		}
+	}
+}

@@ -1,8 +1,11 @@
 // Package mixing computes, in float64, how fast Gibbs sweeps on
 // N(mu, Q⁻¹) forget their start: the iteration operator of plain,
 // over-relaxed (SOR) and symmetric sweeps, its spectral radius, the sweeps
-// it needs to cut an error by a given factor, and the over-relaxation ω
-// that minimizes them. It is the host-side arithmetic of over-relaxed
+// it needs to cut an error by a given factor, the over-relaxation ω
+// that minimizes them, the integrated autocorrelation times of the
+// stationary chain (iat.go), Chebyshev acceleration (ssor.go), and where a
+// batch of chains started at one point is expected to cross a burn-in
+// threshold (curves.go). It is the host-side arithmetic of over-relaxed
 // sampling (Adler 1981; Fox & Parker, Bernoulli 2017): the update
 //
 //	x_i ← (1−ω)·x_i + ω·m_i + sqrt(ω(2−ω))·z/√Q_ii,   0 < ω < 2,
