@@ -947,23 +947,78 @@ __device__ __forceinline__ void gg_record(gg_real* o, const GgTraceArgs& ta, con
   gg_record_seq(o, ta, x, f, gg_seq{});
 }
 
-// Chebyshev's new iterate from x (the swept state), xc (the current
-// iterate, in memory) and prev (the previous one), with c the iteration's
-// coefficients: y' = fma(c[2], x, fma(c[3], y, c[4]*y_prev)); then prev = y
-// and y = y'.
+template <int... Is>
+__device__ __forceinline__ void gg_load_seq(gg_real (&x)[GG_DIM], const gg_real* p, std::integer_sequence<int, Is...>) {
+  ((x[Is] = p[Is]), ...);
+}
+__device__ __forceinline__ void gg_load(gg_real (&x)[GG_DIM], const gg_real* p) { gg_load_seq(x, p, gg_seq{}); }
+
+template <int... Is>
+__device__ __forceinline__ void gg_store_seq(gg_real* p, const gg_real (&x)[GG_DIM], std::integer_sequence<int, Is...>) {
+  ((p[Is] = x[Is]), ...);
+}
+__device__ __forceinline__ void gg_store(gg_real* p, const gg_real (&x)[GG_DIM]) { gg_store_seq(p, x, gg_seq{}); }
+
+// Chebyshev's two vectors, the current iterate y and the previous one,
+// which every iteration reads and writes. In the chains' rows a warp's
+// access to element I of its 32 chains touches 32 lines, and each store
+// writes 4 bytes of a 32-byte sector: an iteration cost 7 to 15 plain
+// sweeps at B = 1M (docs/BENCHMARKS.md, run 13). So for the launch each
+// block transposes its own rows of x and prev in place, element I of its
+// t-th chain at I*live + t (live: the block's chains), and a warp's
+// accesses are contiguous; gg_cheb_end restores the rows. Only the block's
+// own rows move, and only between its barriers.
+struct GgCheb {
+  gg_real* y;     // the thread's column in the block's rows of x
+  gg_real* p;     // and of prev
+  unsigned live;  // the columns' stride
+};
+
+// Transposes the block's rows: y's from x (the thread's row, loaded before
+// a barrier that every thread of the block passed), prev's through
+// registers. Every thread of the block with a chain calls it.
+__device__ __forceinline__ GgCheb gg_cheb_begin(const gg_real (&x)[GG_DIM], gg_real* xs, gg_real* prev,
+                                               unsigned long long c, unsigned long long chains) {
+  const unsigned long long first = c - threadIdx.x;
+  const unsigned live = (unsigned)(chains - first < blockDim.x ? chains - first : blockDim.x);
+  gg_real p[GG_DIM];
+  gg_load(p, prev + c * GG_DIM);
+  __syncthreads();  // every row is read
+  const GgCheb v{xs + first * GG_DIM + threadIdx.x, prev + first * GG_DIM + threadIdx.x, live};
+#pragma unroll
+  for (int i = 0; i < GG_DIM; ++i) {
+    v.y[i * live] = x[i];
+    v.p[i * live] = p[i];
+  }
+  return v;
+}
+
+// Restores the block's rows of prev (x's are the caller's to store, after
+// this barrier).
+__device__ __forceinline__ void gg_cheb_end(const GgCheb& v, gg_real* prev_row) {
+  gg_real p[GG_DIM];
+#pragma unroll
+  for (int i = 0; i < GG_DIM; ++i) p[i] = v.p[i * v.live];
+  __syncthreads();  // every column is read
+  gg_store(prev_row, p);
+}
+
+// Chebyshev's new iterate from x (the swept state), y (the current
+// iterate) and the previous one, with c the iteration's coefficients:
+// y' = fma(c[2], x, fma(c[3], y, c[4]*y_prev)); then prev = y and y = y'.
 template <int I>
-__device__ __forceinline__ void gg_chebyshev1(gg_real (&x)[GG_DIM], gg_real* xc, gg_real* prev, gg_real a, gg_real b,
+__device__ __forceinline__ void gg_chebyshev1(gg_real (&x)[GG_DIM], const GgCheb& v, gg_real a, gg_real b,
                                               gg_real e) {
-  const gg_real y = xc[I];
-  x[I] = gg_fma(a, x[I], gg_fma(b, y, gg_mul(e, prev[I])));
-  prev[I] = y;
-  xc[I] = x[I];
+  const gg_real y = v.y[I * v.live];
+  x[I] = gg_fma(a, x[I], gg_fma(b, y, gg_mul(e, v.p[I * v.live])));
+  v.p[I * v.live] = y;
+  v.y[I * v.live] = x[I];
 }
 template <int... Is>
-__device__ __forceinline__ void gg_chebyshev_seq(gg_real (&x)[GG_DIM], gg_real* xc, gg_real* prev, const gg_real* c,
+__device__ __forceinline__ void gg_chebyshev_seq(gg_real (&x)[GG_DIM], const GgCheb& v, const gg_real* c,
                                                  std::integer_sequence<int, Is...>) {
   const gg_real a = c[2], b = c[3], e = c[4];
-  (gg_chebyshev1<Is>(x, xc, prev, a, b, e), ...);
+  (gg_chebyshev1<Is>(x, v, a, b, e), ...);
 }
 
 // Runs `sweeps` plain sweeps of one chain, sweep(s) updating x in place. A
@@ -1070,12 +1125,15 @@ struct GgPullOps {
 // Runs `sweeps` sweeps of one chain held in registers (x; ops holds it too),
 // as an Ext entry point says: the kind's passes, each in its frame (a change
 // of frame reverses x), Chebyshev's combination after each iteration, and
-// the trace. xc and prev are the chain's rows of the state and of the
-// previous iterates.
+// the trace. xc is the chain's row of the state, chains the launch's
+// chains; with Chebyshev every thread of the block with a chain must call
+// it (gg_cheb_begin's barriers).
 template <class Ops>
 __device__ __forceinline__ void gg_run_chain_ext(gg_real (&x)[GG_DIM], unsigned sweeps, Ops& ops, gg_real keep,
                                                  const GgExtArgs& ea, const GgTraceArgs& ta, unsigned long long c,
-                                                 unsigned long long sweep0, gg_real* xc) {
+                                                 unsigned long long sweep0, gg_real* xc, unsigned long long chains) {
+  GgCheb cv{};
+  if (ea.cheb != nullptr) cv = gg_cheb_begin(x, xc - c * GG_DIM, ea.prev, c, chains);
   int cur = ea.kind == GG_BACKWARD ? 1 : 0;
   if (cur) gg_reverse(x);
   ops.frame(cur);
@@ -1098,7 +1156,7 @@ __device__ __forceinline__ void gg_run_chain_ext(gg_real (&x)[GG_DIM], unsigned 
         cur = 0;
         ops.frame(0);
       }
-      gg_chebyshev_seq(x, xc, ea.prev + c * GG_DIM, ea.cheb + GG_CHEB * s, gg_seq{});
+      gg_chebyshev_seq(x, cv, ea.cheb + GG_CHEB * s, gg_seq{});
     }
     if (s + 1 == record_at) {  // a traced chain, after a recorded sweep
       gg_record(gg_row(ta, r++, c), ta, x, cur);
@@ -1106,19 +1164,9 @@ __device__ __forceinline__ void gg_run_chain_ext(gg_real (&x)[GG_DIM], unsigned 
     }
   }
   if (cur) gg_reverse(x);
+  if (ea.cheb != nullptr) gg_cheb_end(cv, ea.prev + c * GG_DIM);
 }
 
-template <int... Is>
-__device__ __forceinline__ void gg_load_seq(gg_real (&x)[GG_DIM], const gg_real* p, std::integer_sequence<int, Is...>) {
-  ((x[Is] = p[Is]), ...);
-}
-__device__ __forceinline__ void gg_load(gg_real (&x)[GG_DIM], const gg_real* p) { gg_load_seq(x, p, gg_seq{}); }
-
-template <int... Is>
-__device__ __forceinline__ void gg_store_seq(gg_real* p, const gg_real (&x)[GG_DIM], std::integer_sequence<int, Is...>) {
-  ((p[Is] = x[Is]), ...);
-}
-__device__ __forceinline__ void gg_store(gg_real* p, const gg_real (&x)[GG_DIM]) { gg_store_seq(p, x, gg_seq{}); }
 
 __device__ __forceinline__ unsigned long long gg_thread_chain() {
   return (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -1150,7 +1198,7 @@ __device__ __forceinline__ void gg_sweep_const(gg_real* x, unsigned long long ch
   ConstWeights w{0};
   if constexpr (Mode == GG_EXT) {
     GgPullOps<ConstWeights, PhiloxNoise> ops{r, w, noise};
-    gg_run_chain_ext(r, sweeps, ops, gibbs_keep[0], ea, ta, c, sweep0, xc);
+    gg_run_chain_ext(r, sweeps, ops, gibbs_keep[0], ea, ta, c, sweep0, xc, chains);
   } else {
     gg_run_chain<Mode == GG_TRACED>(r, sweeps, w, noise, ta, c, sweep0);
   }
@@ -1208,7 +1256,7 @@ __device__ __forceinline__ void gg_sweep_shared(gg_real* x, unsigned long long c
   SharedWeights sw{w, 0};
   if constexpr (Mode == GG_EXT) {
     GgPullOps<SharedWeights, PhiloxNoise> ops{r, sw, noise};
-    gg_run_chain_ext(r, sweeps, ops, gibbs_keep[0], ea, ta, c, sweep0, xc);
+    gg_run_chain_ext(r, sweeps, ops, gibbs_keep[0], ea, ta, c, sweep0, xc, chains);
   } else {
     gg_run_chain<Mode == GG_TRACED>(r, sweeps, sw, noise, ta, c, sweep0);
   }
@@ -1953,57 +2001,67 @@ __device__ __forceinline__ void gg_sweep_matrix(gg_real* x, unsigned long long c
   constexpr bool Ext = Mode == GG_EXT, Traced = Mode != GG_PLAIN;
   gg_real* xs = gg_mshared;
   gg_real* zs = gg_mshared + GG_DIM * GG_MC;
-  const unsigned long long first = (unsigned long long)blockIdx.x * GG_MC;  // the block's first chain
-  const unsigned long long live = chains - first < GG_MC ? chains - first : GG_MC;
   const int threads = GG_MTX * GG_MTY;
-  for (int e = (int)threadIdx.x; e < GG_DIM * GG_MC; e += threads) {
-    const int c = e / GG_DIM, k = e % GG_DIM;
-    xs[k * GG_MC + c] = (unsigned long long)c < live ? x[(first + c) * GG_DIM + k] : (gg_real)0;
-  }
-  gg_stage_normals();
-  __syncthreads();  // the state and the normal table are staged
   const unsigned kind = Ext ? ea.kind : GG_FORWARD;
   const unsigned pps = kind == GG_SYMMETRIC ? 2u : 1u;
+  // An exact draw reads no state (frame 2 has no M term).
+  const bool reads = kind != (unsigned)GG_MEXACT;
+  gg_stage_normals();
+  // The rows survive from group to group: a block stages the normal table
+  // and loads its table rows once, however many groups it runs.
   GgMRows rows;
   rows.f = -1;
-  unsigned record_at = Traced && ta.out != nullptr ? ta.thin - (unsigned)(sweep0 % ta.thin) : 0xFFFFFFFFu, rec = 0;
-  for (unsigned s = 0; s < sweeps; ++s) {
-    for (unsigned h = 0; h < pps; ++h) {
-      const int f = kind == (unsigned)GG_MEXACT ? 2 : kind == GG_SYMMETRIC ? (int)h : kind == GG_BACKWARD ? 1 : 0;
-      const gg_real g = Ext && ea.cheb != nullptr ? ea.cheb[GG_CHEB * s + h] : (gg_real)1;
-      gg_mpass(xs, zs, f, g, seed, chain0 + first, sweep0 + s, live, rows);
+  // A block runs groups of GG_MC chains, blockIdx.x first and then every
+  // gridDim.x-th (the grid may be smaller than the groups: Geometry.PerSM).
+  const unsigned long long groups = (chains + GG_MC - 1) / GG_MC;
+  for (unsigned long long grp = blockIdx.x; grp < groups; grp += gridDim.x) {
+    const unsigned long long first = grp * GG_MC;  // the group's first chain
+    const unsigned long long live = chains - first < GG_MC ? chains - first : GG_MC;
+    for (int e = (int)threadIdx.x; e < GG_DIM * GG_MC; e += threads) {
+      const int c = e / GG_DIM, k = e % GG_DIM;
+      xs[k * GG_MC + c] = reads && (unsigned long long)c < live ? x[(first + c) * GG_DIM + k] : (gg_real)0;
     }
-    if (Ext && ea.cheb != nullptr) {  // Chebyshev: the new iterate
-      const gg_real* co = ea.cheb + GG_CHEB * s;
-      for (int e = (int)threadIdx.x; e < GG_DIM * GG_MC; e += threads) {
-        const int c = e / GG_DIM, k = e % GG_DIM;
-        if ((unsigned long long)c < live) {
-          const unsigned long long j = (first + c) * GG_DIM + k;
-          const gg_real y = x[j];
-          const gg_real v = gg_fma(co[2], xs[k * GG_MC + c], gg_fma(co[3], y, gg_mul(co[4], ea.prev[j])));
-          ea.prev[j] = y;
-          x[j] = v;
-          xs[k * GG_MC + c] = v;
-        }
+    __syncthreads();  // the state (and, the first time, the normal table) is staged
+    unsigned record_at = Traced && ta.out != nullptr ? ta.thin - (unsigned)(sweep0 % ta.thin) : 0xFFFFFFFFu, rec = 0;
+    for (unsigned s = 0; s < sweeps; ++s) {
+      for (unsigned h = 0; h < pps; ++h) {
+        const int f = kind == (unsigned)GG_MEXACT ? 2 : kind == GG_SYMMETRIC ? (int)h : kind == GG_BACKWARD ? 1 : 0;
+        const gg_real g = Ext && ea.cheb != nullptr ? ea.cheb[GG_CHEB * s + h] : (gg_real)1;
+        gg_mpass(xs, zs, f, g, seed, chain0 + first, sweep0 + s, live, rows);
       }
-      __syncthreads();
-    }
-    if (Traced && s + 1 == record_at) {  // after a recorded sweep
-      for (int e = (int)threadIdx.x; e < GG_DIM * GG_MC; e += threads) {
-        const int c = e / GG_DIM, k = e % GG_DIM;
-        const unsigned long long cc = first + c;
-        if ((unsigned long long)c < live && cc - ta.chain0 < ta.chains) {
-          const unsigned col = __ldg(ta.index + k);
-          if (col != 0xFFFFFFFFu) gg_row(ta, rec, cc)[col] = xs[k * GG_MC + c];
+      if (Ext && ea.cheb != nullptr) {  // Chebyshev: the new iterate
+        const gg_real* co = ea.cheb + GG_CHEB * s;
+        for (int e = (int)threadIdx.x; e < GG_DIM * GG_MC; e += threads) {
+          const int c = e / GG_DIM, k = e % GG_DIM;
+          if ((unsigned long long)c < live) {
+            const unsigned long long j = (first + c) * GG_DIM + k;
+            const gg_real y = x[j];
+            const gg_real v = gg_fma(co[2], xs[k * GG_MC + c], gg_fma(co[3], y, gg_mul(co[4], ea.prev[j])));
+            ea.prev[j] = y;
+            x[j] = v;
+            xs[k * GG_MC + c] = v;
+          }
         }
+        __syncthreads();
       }
-      ++rec;
-      record_at = gg_next_record(ta, s + 1, sweeps);
+      if (Traced && s + 1 == record_at) {  // after a recorded sweep
+        for (int e = (int)threadIdx.x; e < GG_DIM * GG_MC; e += threads) {
+          const int c = e / GG_DIM, k = e % GG_DIM;
+          const unsigned long long cc = first + c;
+          if ((unsigned long long)c < live && cc - ta.chain0 < ta.chains) {
+            const unsigned col = __ldg(ta.index + k);
+            if (col != 0xFFFFFFFFu) gg_row(ta, rec, cc)[col] = xs[k * GG_MC + c];
+          }
+        }
+        ++rec;
+        record_at = gg_next_record(ta, s + 1, sweeps);
+      }
     }
-  }
-  for (int e = (int)threadIdx.x; e < GG_DIM * GG_MC; e += threads) {
-    const int c = e / GG_DIM, k = e % GG_DIM;
-    if ((unsigned long long)c < live) x[(first + c) * GG_DIM + k] = xs[k * GG_MC + c];
+    for (int e = (int)threadIdx.x; e < GG_DIM * GG_MC; e += threads) {
+      const int c = e / GG_DIM, k = e % GG_DIM;
+      if ((unsigned long long)c < live) x[(first + c) * GG_DIM + k] = xs[k * GG_MC + c];
+    }
+    __syncthreads();  // every read of xs is done before the next group's state
   }
 }
 
