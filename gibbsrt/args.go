@@ -55,11 +55,16 @@ func normalsLen[T Float](dim, chains, sweeps int, st Stream) (int, error) {
 		return 0, err
 	}
 	n, ok := mulInts(lenX, sweeps)
-	if !ok || uint64(n) > math.MaxInt/elemSize[T]() {
-		return 0, fmt.Errorf("gibbsrt: normals of %d chains × %d sweeps × dim %d have more bytes than an int holds", chains, sweeps, dim)
+	if !ok || uint64(n) > maxSliceBytes/elemSize[T]() {
+		return 0, fmt.Errorf("gibbsrt: normals of %d chains × %d sweeps × dim %d need more than %d bytes, the most one Go slice may hold", chains, sweeps, dim, uint64(maxSliceBytes))
 	}
 	return n, nil
 }
+
+// maxSliceBytes is the most a slice this package allocates may take: Go's
+// allocator refuses (with a panic, not an error) more than 2^48 bytes on
+// 64-bit platforms, an int's range on 32-bit ones.
+const maxSliceBytes = min(math.MaxInt, 1<<47)
 
 // checkChains checks a chain count of at least least for a new state of
 // dim-dimensional chains of T: its bytes must fit an int.
@@ -68,7 +73,7 @@ func checkChains[T Float](dim, chains, least int) error {
 		return fmt.Errorf("gibbsrt: chains = %d; it must be at least %d", chains, least)
 	}
 	n, ok := mulInts(chains, dim)
-	if !ok || uint64(n) > math.MaxInt/elemSize[T]() {
+	if !ok || uint64(n) > maxSliceBytes/elemSize[T]() {
 		return fmt.Errorf("gibbsrt: chains = %d of dim %d: the state's bytes must fit an int (at most %d chains)", chains, dim, math.MaxInt/int(elemSize[T]())/dim)
 	}
 	_, err := CheckSweepArgs(dim, n, 0, Stream{})
