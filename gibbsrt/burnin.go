@@ -70,6 +70,9 @@ func (s *Sampler[T]) BurninIterations(tol float64) (int, error) {
 // BurninIterations returns the Chebyshev iterations Run's automatic
 // burn-in runs (see Sampler.BurninIterations).
 func (r *Reference[T]) BurninIterations(tol float64) (int, error) {
+	if r.closed.Load() {
+		return 0, ErrClosed
+	}
 	return burninOf(r.p, tol)
 }
 

@@ -181,7 +181,7 @@ func (s *Sampler[T]) Run(ctx context.Context, x *DeviceState[T], sweeps int, st 
 		if err != nil {
 			return RunResult{}, err
 		}
-		p.chebyshev = func(first, n int, part Stream) error { return s.SweepChebyshev(x, prev, first, n, part) }
+		p.chebyshev = func(first, n int, part Stream) error { return s.SweepChebyshevDevice(x, prev, first, n, part) }
 	}
 	p.sweep = func(n int, part Stream) error {
 		var err error
@@ -252,8 +252,8 @@ func (r *Reference[T]) Run(ctx context.Context, x []T, sweeps int, st Stream, o 
 	if o.Trace != nil || o.Moments != nil {
 		return RunResult{}, errors.New("gibbsrt: Reference.Run: Trace and Moments are device buffers; record on the CPU with SweepTrace")
 	}
-	if r.p == nil {
-		return RunResult{}, errors.New("gibbsrt: Run called before SetModel")
+	if err := r.ready("Run"); err != nil {
+		return RunResult{}, err
 	}
 	if _, err := CheckSweepArgs(r.p.dim, len(x), 0, st); err != nil {
 		return RunResult{}, err

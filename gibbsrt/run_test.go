@@ -70,11 +70,11 @@ func TestBurninIterationsClosedForm(t *testing.T) {
 		mu   []float64
 	}{{"AR1", ar1, ar1Mu}, {"SPD", spd, spdMu}} {
 		for _, sc := range []Scheme{Plain, {Kind: Symmetric}, {Kind: Forward, Omega: 1.5}} {
-			r := NewReference[float32]()
+			r := NewReference[float32](m.q.SymmetricDim())
 			if err := r.SetScheme(sc); err != nil {
 				t.Fatal(err)
 			}
-			if err := r.SetModel(m.q.SymmetricDim(), rowsOf(m.q), m.mu); err != nil {
+			if err := r.SetModel(rowsOf(m.q), m.mu); err != nil {
 				t.Fatal(err)
 			}
 			c, err := r.Chebyshev()
@@ -107,11 +107,11 @@ func TestBurninIterationsClosedForm(t *testing.T) {
 	}
 	t.Run("beyond AnalysisMaxDim", func(t *testing.T) {
 		q, mu := ar1Model(AnalysisMaxDim+2, 0.9)
-		r := NewReference[float32]()
+		r := NewReference[float32](q.SymmetricDim())
 		if err := r.SetScheme(Scheme{Kind: Symmetric, Omega: 1.6}); err != nil {
 			t.Fatal(err)
 		}
-		if err := r.SetModel(q.SymmetricDim(), rowsOf(q), mu); err != nil {
+		if err := r.SetModel(rowsOf(q), mu); err != nil {
 			t.Fatal(err)
 		}
 		c, _ := r.Chebyshev()
@@ -126,11 +126,11 @@ func TestBurninIterationsClosedForm(t *testing.T) {
 func runTwin[T Float](t *testing.T) (*Reference[T], []T, int) {
 	t.Helper()
 	q, mu := ar1Model(6, 0.9)
-	r := NewReference[T]()
+	r := NewReference[T](6)
 	if err := r.SetScheme(Scheme{Kind: Symmetric}); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.SetModel(6, rowsOf(q), mu); err != nil {
+	if err := r.SetModel(rowsOf(q), mu); err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(20, 3))
@@ -266,7 +266,7 @@ func testRunBurnin[T Float](t *testing.T) {
 			{ctx, r, -1, st, RunOptions[T]{}, "sweeps = -1"},
 			{nil, r, 1, st, RunOptions[T]{}, "nil Context"},
 			{ctx, r, 1, st, RunOptions[T]{Trace: &DeviceTrace[T]{}}, "Trace and Moments are device buffers"},
-			{ctx, NewReference[T](), 1, st, RunOptions[T]{Burnin: BurninAuto}, "Run called before SetModel"},
+			{ctx, NewReference[T](r.Dim()), 1, st, RunOptions[T]{Burnin: BurninAuto}, "Run called before SetModel"},
 			{ctx, r, 1, Stream{Sweep: MaxSweepIndex - uint64(k)}, RunOptions[T]{Burnin: BurninAuto}, fmt.Sprintf("+ %d sweeps exceeds the stream's 48-bit sweep counter", k+1)},
 			{ctx, r, math.MaxInt, st, RunOptions[T]{Burnin: BurninAuto}, "overflow an int"},
 		} {
@@ -289,11 +289,11 @@ func testRunBurnin[T Float](t *testing.T) {
 // MaxChebyshevIterations is refused with the numbers, not run.
 func TestBurninRefusesWhatItCannotReach(t *testing.T) {
 	q, mu := ar1Model(64, 0.99)
-	r := NewReference[float32]()
+	r := NewReference[float32](64)
 	if err := r.SetScheme(Scheme{Kind: Symmetric, Omega: 1e-4}); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.SetModel(64, rowsOf(q), mu); err != nil {
+	if err := r.SetModel(rowsOf(q), mu); err != nil {
 		t.Fatal(err)
 	}
 	k, err := r.BurninIterations(1e-300)

@@ -32,11 +32,11 @@ func TestSamplingOmega(t *testing.T) {
 			if k == gibbsrt.Backward && d != 32 {
 				continue // one model suffices: the same code as forward, on reordered tables
 			}
-			r := gibbsrt.NewReference[float32]()
+			r := gibbsrt.NewReference[float32](d)
 			if err := r.SetScheme(gibbsrt.Scheme{Kind: k, Tune: gibbsrt.TuneSampling}); err != nil {
 				t.Fatal(err)
 			}
-			if err := r.SetModel(d, m.Rows(), m.Mu); err != nil {
+			if err := r.SetModel(m.Rows(), m.Mu); err != nil {
 				t.Fatal(err)
 			}
 			mx, err := r.Mixing()
@@ -118,11 +118,11 @@ func TestSamplingOmega(t *testing.T) {
 func TestSamplingRunLengths(t *testing.T) {
 	for _, m := range samplingModels() {
 		d := len(m.Mu)
-		r := gibbsrt.NewReference[float32]()
+		r := gibbsrt.NewReference[float32](d)
 		if err := r.SetScheme(gibbsrt.Scheme{Kind: gibbsrt.Forward, Tune: gibbsrt.TuneSampling}); err != nil {
 			t.Fatal(err)
 		}
-		if err := r.SetModel(d, m.Rows(), m.Mu); err != nil {
+		if err := r.SetModel(m.Rows(), m.Mu); err != nil {
 			t.Fatal(err)
 		}
 		mx, err := r.Mixing()

@@ -15,7 +15,7 @@ import (
 // table before SetModel, or one no row describes, is an error naming it.
 func TestReferenceTable(t *testing.T) {
 	const dim = 37 // 4 lanes of 12 slots: a padded tile row
-	r := NewReference[float64]()
+	r := NewReference[float64](dim)
 	if _, err := r.Table(kernels.SymbolWeight); err == nil || !strings.Contains(err.Error(), "before SetModel") {
 		t.Errorf("Table before SetModel: %v", err)
 	}
@@ -23,7 +23,7 @@ func TestReferenceTable(t *testing.T) {
 	if err := r.SetScheme(Scheme{Kind: Symmetric, Omega: 1.3}); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.SetModel(dim, rowsOf(q), mu); err != nil {
+	if err := r.SetModel(rowsOf(q), mu); err != nil {
 		t.Fatal(err)
 	}
 	co := r.Coefficients()

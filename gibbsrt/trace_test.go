@@ -21,8 +21,8 @@ func traceModel(t *testing.T, d int) *Reference[float32] {
 		}
 		mu[i] = float64(i) - 1.5
 	}
-	r := NewReference[float32]()
-	if err := r.SetModel(d, q, mu); err != nil {
+	r := NewReference[float32](d)
+	if err := r.SetModel(q, mu); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -103,7 +103,6 @@ func TestTraceRejects(t *testing.T) {
 		{Trace{Thin: 1, FirstChain: 2, Chains: 2}, big, "chains 2..3, but the call has chains 0..2"},
 		{Trace{Thin: 1, FirstChain: -1}, big, "FirstChain = -1"},
 		{Trace{Thin: 1, FirstChain: 1, Chains: math.MaxInt}, big, "chains 1..9223372036854775807, but the call has chains 0..2"},
-		{Trace{Thin: 1, Coords: []int{}}, big, "Coords is empty"},
 		{Trace{Thin: 1, Coords: []int{1, 4}}, big, "coordinate 4 is outside 0..3"},
 		{Trace{Thin: 1, Coords: []int{2, 2}}, big, "must increase"},
 		{Trace{Thin: 1}, make([]float32, 11), "trace output has 11 elements"},
@@ -170,5 +169,35 @@ func TestTraceMoments(t *testing.T) {
 	}
 	if _, err := TraceMoments(make([]float32, 5), 2); err == nil {
 		t.Error("TraceMoments of 5 values in rows of 2 accepted")
+	}
+}
+
+// TestRowMomentsInPieces: rows reduced as they come, in pieces of any
+// size, give TraceMoments' bits, at sizes of one partial tile, several
+// tiles and several blocks.
+func TestRowMomentsInPieces(t *testing.T) {
+	const k = 3
+	for _, n := range []int{0, 1, 5, 128, 300, 40000} {
+		x := make([]float32, n*k)
+		for i := range x {
+			x[i] = float32(1000 + (i*7919)%101 - 50 + i%k)
+		}
+		want, err := TraceMoments(x, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, piece := range []int{1, 7, 128, 1000} {
+			m := newRowMoments[float32](n, k)
+			for lo := 0; lo < n; lo += piece {
+				m.add(x[lo*k : min(lo+piece, n)*k])
+			}
+			got, err := m.moments()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Count() != want.Count() || !slices.Equal(got.Mean(), want.Mean()) || !slices.Equal(got.Comoments(), want.Comoments()) {
+				t.Errorf("n=%d in pieces of %d: count %v, mean %v; want %v, %v", n, piece, got.Count(), got.Mean(), want.Count(), want.Mean())
+			}
+		}
 	}
 }

@@ -21,11 +21,11 @@ func gpuRunBurnin[T gibbsrt.Float](t *testing.T, h Harness[T], g GPUSampler[T]) 
 	const rho = 0.95
 	m := AR1(d, rho, NonzeroMean(d))
 	sc := gibbsrt.Scheme{Kind: gibbsrt.Symmetric}
-	ref := gibbsrt.NewReference[T]()
+	ref := gibbsrt.NewReference[T](d)
 	if err := ref.SetScheme(sc); err != nil {
 		t.Fatal(err)
 	}
-	if err := ref.SetModel(d, m.Rows(), m.Mu); err != nil {
+	if err := ref.SetModel(m.Rows(), m.Mu); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.SetScheme(sc); err != nil {

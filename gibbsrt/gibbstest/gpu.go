@@ -234,7 +234,7 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			t.Fatal(err)
 		}
 		got := append([]T(nil), x0...)
-		if err := g.SweepNoise(got, noise, sweeps); err != nil {
+		if err := g.Runtime().SweepNoise(got, noise, sweeps); err != nil {
 			skipMissing(t, err)
 			t.Fatal(err)
 		}
@@ -255,7 +255,7 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			t.Fatal(err)
 		}
 		b := append([]T(nil), x0...)
-		if err := g.SweepNoise(b, noise, sweeps); err != nil {
+		if err := g.Runtime().SweepNoise(b, noise, sweeps); err != nil {
 			skipMissing(t, err)
 			t.Fatal(err)
 		}
@@ -478,13 +478,24 @@ func GPUClose[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	x := make([]T, h.Dim)
 	for name, err := range map[string]error{
 		"Sweep":      g.Sweep(x, 1, gibbsrt.Stream{}),
-		"SweepNoise": g.SweepNoise(x, make([]T, h.Dim), 1),
+		"SweepNoise": g.Runtime().SweepNoise(x, make([]T, h.Dim), 1),
 		"SetModel":   g.SetModel(m.Rows(), m.Mu),
 		"NewDeviceState": func() error {
 			_, err := g.Runtime().NewDeviceState(1)
 			return err
 		}(),
 		"Synchronize": g.Runtime().Synchronize(),
+		// The rest of Chains, as the twin's (TestTwinClose).
+		"SetScheme": g.SetScheme(gibbsrt.Plain),
+		"Mixing":    func() error { _, err := g.Mixing(); return err }(),
+		"Chebyshev": func() error { _, err := g.Chebyshev(); return err }(),
+		"SweepTrace": func() error {
+			_, err := g.SweepTrace(x, 1, gibbsrt.Stream{}, gibbsrt.Trace{Thin: 1}, make([]T, h.Dim))
+			return err
+		}(),
+		"SweepMoments":   func() error { _, err := g.SweepMoments(x, 1, gibbsrt.Stream{}, gibbsrt.Trace{Thin: 1}); return err }(),
+		"SweepChebyshev": g.SweepChebyshev(x, make([]T, h.Dim), 0, 1, gibbsrt.Stream{}),
+		"DrawExact":      g.DrawExact(x, gibbsrt.Stream{}),
 	} {
 		if !errors.Is(err, gibbsrt.ErrClosed) {
 			t.Errorf("%s after Close: %v, want ErrClosed", name, err)

@@ -22,12 +22,18 @@ func harness() gibbstest.Harness[float32] {
 		NewReference: func() gibbstest.CPUSampler[float32] {
 			return NewReference()
 		},
+		Open: Open,
 	}
 }
 
 // TestReference — CPU: stream, update order, argument checks.
 func TestReference(t *testing.T) {
 	gibbstest.Reference(t, harness())
+}
+
+// TestOpen — Open: the GPU on device 0, or the twin with the reason without one.
+func TestOpen(t *testing.T) {
+	gibbstest.Open(t, harness())
 }
 
 // TestModelValidation — CPU: every SetModel rejection names what failed.
@@ -63,6 +69,11 @@ func TestGPURelaxed(t *testing.T) {
 // TestGPUClose — GPU: Close is idempotent and later calls fail; skips without a device.
 func TestGPUClose(t *testing.T) {
 	gibbstest.GPUClose(t, harness())
+}
+
+// TestGPUChains — GPU: Sampler and Reference through gibbsrt.Chains: the same answers bit for bit, the same errors.
+func TestGPUChains(t *testing.T) {
+	gibbstest.GPUChains(t, harness())
 }
 
 // TestGPUAPI — GPU: random and extreme arguments to every method, before and after Close: no panic, failed calls change nothing, ErrClosed after Close.
