@@ -94,8 +94,9 @@ type (
 
 // What an automatic ω (Scheme.Omega = 0) optimizes (see gibbsrt.Tune).
 const (
-	TuneMean    = gibbsrt.TuneMean
-	TuneSquares = gibbsrt.TuneSquares
+	TuneMean     = gibbsrt.TuneMean
+	TuneSquares  = gibbsrt.TuneSquares
+	TuneSampling = gibbsrt.TuneSampling
 )
 
 // Plain is plain Gibbs sampling, the default scheme: forward sweeps, ω = 1.
@@ -105,12 +106,15 @@ var (
 
 // The limits and margins of the runtime's tuning and checks (see gibbsrt):
 // the largest dim whose ω is chosen by eigenanalysis, the Chebyshev
-// schedule's margin on λmin, the most Chebyshev iterations, the symmetry
-// tolerance of SetModel, and the largest sweep index of the stream.
+// schedule's margin on λmin, the most Chebyshev iterations, the burn-in
+// bound of TuneSampling's ω, the automatic burn-in's default tolerance, the
+// symmetry tolerance of SetModel, and the largest sweep index of the stream.
 const (
 	AnalysisMaxDim         = gibbsrt.AnalysisMaxDim
 	ChebyshevMargin        = gibbsrt.ChebyshevMargin
 	MaxChebyshevIterations = gibbsrt.MaxChebyshevIterations
+	SamplingBurnInFactor   = gibbsrt.SamplingBurnInFactor
+	DefaultBurninTolerance = gibbsrt.DefaultBurninTolerance
 	SymmetryTolerance      = gibbsrt.SymmetryTolerance
 	MaxSweepIndex          = gibbsrt.MaxSweepIndex
 )
