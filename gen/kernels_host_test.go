@@ -50,9 +50,9 @@ var emuCases = []struct {
 	{72, kernels.Float32, true}, {129, kernels.Float32, true}, {68, kernels.Float64, true},
 }
 
-// emuGrid is the grid of a launch over units units in the emulation: a
-// kernel that loops over its groups (Geometry.PerSM) gets at most two
-// blocks, so that a block runs several groups, as under a device's cap.
+// emuGrid is the grid of an Ext launch over units units in the emulation:
+// an entry point that loops over its groups (Geometry.PerSM) gets at most
+// two blocks, so that a block runs several groups, as under a device's cap.
 func emuGrid(g kernels.Geometry, units int) int {
 	if g.PerSM > 0 {
 		return min(g.Blocks(units), 2)
@@ -110,13 +110,13 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 				}
 				starts = append(starts, x0)
 				x := d.Upload(x0)
-				d.Launch(r.k.Name, emuGrid(r.k.Launch(dim, s.dtype()), r.chains), r.k.Launch(dim, s.dtype()).Threads,
+				d.Launch(r.k.Name, r.k.Launch(dim, s.dtype()).Blocks(r.chains), r.k.Launch(dim, s.dtype()).Threads,
 					x, uint64(r.chains), uint32(r.sweeps), st.Seed, st.Sweep, st.Chain)
 				d.Read(x)
 				// The traced entry point, from the same start.
 				recs, sh := traceShapeOf(tr, dim, r.chains, st.Sweep, r.sweeps)
 				xt, out, index := d.Upload(x0), d.Alloc(uint64(8*max(1, recs*sh.rows*sh.cols))), d.Upload(sh.index)
-				d.Launch(r.k.Traced, emuGrid(r.k.Launch(dim, s.dtype()), r.chains), r.k.Launch(dim, s.dtype()).Threads,
+				d.Launch(r.k.Traced, r.k.Launch(dim, s.dtype()).Blocks(r.chains), r.k.Launch(dim, s.dtype()).Threads,
 					xt, uint64(r.chains), uint32(r.sweeps), st.Seed, st.Sweep, st.Chain,
 					out, uint32(tr.Thin), uint64(sh.first), uint64(sh.rows), index, uint32(sh.cols))
 				d.Read(xt)

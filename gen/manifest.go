@@ -20,9 +20,9 @@ type Param struct {
 }
 
 // Grid is a kernel's launch shape: ceil(units/per_block) blocks of threads
-// threads, in one dimension. A kernel with per_sm loops over its groups of
-// per_block units, so any grid is correct; the runtime caps it at per_sm
-// blocks per multiprocessor.
+// threads, in one dimension. With per_sm, the _ext entry point loops over
+// its groups of per_block units, so any grid is correct for it; the runtime
+// caps its grid at per_sm blocks per multiprocessor.
 type Grid struct {
 	Units       string `json:"units"`
 	PerBlock    int    `json:"per_block"`

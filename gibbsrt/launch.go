@@ -134,7 +134,7 @@ func (s *Sampler[T]) launch(l cuda.Locked, k *kernels.Kernel, e kernels.Entry, u
 		return err
 	}
 	g := k.Launch(s.m.Dim, dtypeOf[T]())
-	blocks := g.Grid(units, s.sms)
+	blocks := g.Grid(e, units, s.sms)
 	if blocks > maxGridX {
 		return fmt.Errorf("gibbsrt: %d %s need %d blocks of kernel %s, over CUDA's grid limit %d", units, g.Unit, blocks, name, maxGridX)
 	}

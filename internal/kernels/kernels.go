@@ -98,10 +98,11 @@ type Geometry struct {
 	PerBlock int    // units per block
 	Threads  int    // threads per block
 	Shared   int    // dynamic shared memory per block, in bytes
-	// PerSM, if > 0, says that a block loops over groups of PerBlock
-	// units (blockIdx.x, then every gridDim.x-th), so the grid may be
-	// smaller than the groups: it is capped at PerSM blocks per
-	// multiprocessor, and what a block stages once serves all its groups.
+	// PerSM, if > 0, says that a block of the Ext entry point loops over
+	// groups of PerBlock units (blockIdx.x, then every gridDim.x-th), so
+	// its grid may be smaller than the groups: it is capped at PerSM
+	// blocks per multiprocessor, and what a block stages once serves all
+	// its groups. The other entry points run one group a block.
 	PerSM int
 	Note  string // for the manifest, e.g. "one warp per chain"
 }
@@ -109,12 +110,12 @@ type Geometry struct {
 // Blocks returns the grid size for units units.
 func (g Geometry) Blocks(units int) int { return (units + g.PerBlock - 1) / g.PerBlock }
 
-// Grid returns the grid size for units units on a device of sms
-// multiprocessors: Blocks, capped at PerSM per multiprocessor where the
-// kernel loops over its groups.
-func (g Geometry) Grid(units, sms int) int {
+// Grid returns the grid size of entry point e over units units on a device
+// of sms multiprocessors: Blocks, capped at PerSM per multiprocessor where
+// the entry point loops over its groups.
+func (g Geometry) Grid(e Entry, units, sms int) int {
 	b := g.Blocks(units)
-	if g.PerSM > 0 && sms > 0 {
+	if e == EntryExt && g.PerSM > 0 && sms > 0 {
 		b = min(b, g.PerSM*sms)
 	}
 	return b
@@ -127,7 +128,7 @@ func (g Geometry) String() string {
 		s += fmt.Sprintf(", %d bytes of dynamic shared memory", g.Shared)
 	}
 	if g.PerSM > 0 {
-		s += fmt.Sprintf(", at most %d blocks per multiprocessor, each looping over its groups of %d", g.PerSM, g.PerBlock)
+		s += fmt.Sprintf(", the _ext entry point's at most %d blocks per multiprocessor, each looping over its groups of %d", g.PerSM, g.PerBlock)
 	}
 	if g.Note != "" {
 		s += " (" + g.Note + ")"
