@@ -1943,21 +1943,24 @@ __device__ __forceinline__ void gg_sweep_matrix(gg_real* x, unsigned long long c
   const unsigned pps = kind == GG_SYMMETRIC ? 2u : 1u;
   // An exact draw reads no state (frame 2 has no M term).
   const bool reads = kind != (unsigned)GG_MEXACT;
-  gg_stage_normals();
   // The rows survive from group to group: a block stages the normal table
   // and loads its table rows once, however many groups it runs.
   GgMRows rows;
   rows.f = -1;
-  // A block runs groups of GG_MC chains, blockIdx.x first and then every
-  // gridDim.x-th (the grid may be smaller than the groups: Geometry.PerSM).
-  const unsigned long long groups = (chains + GG_MC - 1) / GG_MC;
-  for (unsigned long long grp = blockIdx.x; grp < groups; grp += gridDim.x) {
-    const unsigned long long first = grp * GG_MC;  // the group's first chain
-    const unsigned long long live = chains - first < GG_MC ? chains - first : GG_MC;
+  // The Ext entry point's block runs groups of GG_MC chains, blockIdx.x
+  // first and then every gridDim.x-th (the grid may be smaller than the
+  // groups: Geometry.PerSM), for exact draws and the Ext kinds' launches.
+  // The plain and traced entry points run one group a block: the loop cost
+  // the plain one 14 registers at dim 1024 (126 to 140, from 4 blocks an SM
+  // to 3; 525 to 817 µs a sweep in docs/BENCHMARKS.md, run 19).
+  const unsigned long long first0 = (unsigned long long)blockIdx.x * GG_MC;
+  for (unsigned long long first = first0; first < chains; first += (unsigned long long)gridDim.x * GG_MC) {
+    const unsigned long long live = chains - first < GG_MC ? chains - first : GG_MC;  // the group's chains
     for (int e = (int)threadIdx.x; e < GG_DIM * GG_MC; e += threads) {
       const int c = e / GG_DIM, k = e % GG_DIM;
       xs[k * GG_MC + c] = reads && (unsigned long long)c < live ? x[(first + c) * GG_DIM + k] : (gg_real)0;
     }
+    if (first == first0) gg_stage_normals();  // after the state's loads are issued, to overlap
     __syncthreads();  // the state (and, the first time, the normal table) is staged
     unsigned record_at = Traced && ta.out != nullptr ? ta.thin - (unsigned)(sweep0 % ta.thin) : 0xFFFFFFFFu, rec = 0;
     for (unsigned s = 0; s < sweeps; ++s) {
@@ -1998,6 +2001,7 @@ __device__ __forceinline__ void gg_sweep_matrix(gg_real* x, unsigned long long c
       const int c = e / GG_DIM, k = e % GG_DIM;
       if ((unsigned long long)c < live) x[(first + c) * GG_DIM + k] = xs[k * GG_MC + c];
     }
+    if constexpr (!Ext) break;  // one group a block
     __syncthreads();  // every read of xs is done before the next group's state
   }
 }
