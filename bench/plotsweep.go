@@ -13,6 +13,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/gibbsgen/gibbsgen/internal/chart"
@@ -115,8 +116,10 @@ func sweepChart(name string, pts []sweepPoint, what, caption string) (chart.File
 			if err != nil {
 				return chart.File{}, errorf(name, err)
 			}
+			// plotutil has 7 colors and 8 kernels are drawn: the glyph
+			// tells a kernel from the one whose color it shares.
 			l.Color, s.Color = colorOf(ki), colorOf(ki)
-			s.Shape = draw.CircleGlyph{}
+			s.Shape = plotutil.Shape(ki)
 			if kn == "auto" {
 				l.Dashes = dashed
 				s.Shape = draw.RingGlyph{}
