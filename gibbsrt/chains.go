@@ -1,6 +1,7 @@
 package gibbsrt
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -13,8 +14,7 @@ import (
 // it runs on a GPU or on the CPU alike, and gives the same bits on both
 // (Open chooses one). What only a GPU has (device state and traces,
 // strategies, the per-model kernel) stays on Sampler. SweepNoise is on both
-// but not here: generated packages beyond its kernel's dims lack it. Run
-// is not here yet.
+// but not here: generated packages beyond its kernel's dims lack it.
 type Chains[T Float] interface {
 	// Dim is the dimension of the chains.
 	Dim() int
@@ -42,6 +42,11 @@ type Chains[T Float] interface {
 	SweepChebyshev(x, prev []T, first, iterations int, st Stream) error
 	// DrawExact replaces each chain of x by an exact draw.
 	DrawExact(x []T, st Stream) error
+	// RunHost runs sweeps sweeps on x in chunks, after an automatic
+	// burn-in if o asks for one (see Sampler.Run). Trace and Moments are
+	// device buffers: with them it runs on a GPU only, and the twin
+	// refuses them.
+	RunHost(ctx context.Context, x []T, sweeps int, st Stream, o RunOptions[T]) (RunResult, error)
 	// Close releases the sampler; later calls return ErrClosed.
 	Close() error
 }

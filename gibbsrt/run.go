@@ -243,6 +243,12 @@ func (s *Sampler[T]) RunHost(ctx context.Context, x []T, sweeps int, st Stream, 
 	return done, err
 }
 
+// RunHost is Run, under the name the sampler's host-state Run has, so
+// that the twin implements Chains.
+func (r *Reference[T]) RunHost(ctx context.Context, x []T, sweeps int, st Stream, o RunOptions[T]) (RunResult, error) {
+	return r.Run(ctx, x, sweeps, st, o)
+}
+
 // Run is Sampler.RunHost on the CPU, with the same bits: the same
 // Chebyshev iterations and sweeps on the same stream sweeps, in chunks
 // that change nothing. Its options take no Trace or Moments (device

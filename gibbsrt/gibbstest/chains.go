@@ -1,6 +1,7 @@
 package gibbstest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -166,6 +167,10 @@ func CompareChains[T gibbsrt.Float](a, b gibbsrt.Chains[T], m Model, chains int,
 		}(),
 		step("Sweep after DrawExact", func(c gibbsrt.Chains[T], x []T) error {
 			return c.Sweep(x, 2, gibbsrt.Stream{Seed: st.Seed, Sweep: 100})
+		}),
+		answer("RunHost with automatic burn-in", func(c gibbsrt.Chains[T], x []T) (any, error) {
+			return c.RunHost(context.Background(), x, 3, gibbsrt.Stream{Seed: st.Seed, Sweep: 110},
+				gibbsrt.RunOptions[T]{Burnin: gibbsrt.BurninAuto, Chunk: 2})
 		}),
 		// Bad arguments: the same refusal, nothing changed.
 		step("Sweep of a partial chain", func(c gibbsrt.Chains[T], x []T) error { return c.Sweep(x[:len(x)-1], 1, st) }),

@@ -1,6 +1,7 @@
 package gibbstest
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -26,6 +27,7 @@ func TestCompareChains(t *testing.T) {
 		"Sweep":          oddSweep{gibbsrt.NewReference[float32](4)},
 		"SweepMoments":   oddMoments{gibbsrt.NewReference[float32](4)},
 		"SweepChebyshev": oddChebyshev{gibbsrt.NewReference[float32](4)},
+		"RunHost":        oddRun{gibbsrt.NewReference[float32](4)},
 	} {
 		err := CompareChains[float32](gibbsrt.NewReference[float32](4), odd, m, 50, 3)
 		if err == nil || !strings.HasPrefix(err.Error(), name) {
@@ -47,6 +49,14 @@ type oddMoments struct{ *gibbsrt.Reference[float32] }
 
 func (o oddMoments) SweepMoments(x []float32, sweeps int, st gibbsrt.Stream, tr gibbsrt.Trace) (*mcstat.Moments, error) {
 	return o.Reference.SweepMoments(x, sweeps-1, st, tr)
+}
+
+// oddRun burns in one iteration short.
+type oddRun struct{ *gibbsrt.Reference[float32] }
+
+func (o oddRun) RunHost(ctx context.Context, x []float32, sweeps int, st gibbsrt.Stream, opt gibbsrt.RunOptions[float32]) (gibbsrt.RunResult, error) {
+	opt.BurninTolerance = 0.5
+	return o.Reference.RunHost(ctx, x, sweeps, st, opt)
 }
 
 // oddChebyshev leaves prev as it was.
