@@ -28,13 +28,20 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 // gibbs_mat_m, gibbs_mat_n and gibbs_mat_c, launches with dynamic shared
 // memory), exact draws (DrawExact, DrawExactDevice) and Scheme.Form in the
 // generated API. A version 4 package holds none of it and still runs.
+//
+// Version 6 (gibbsgen 0.6.0): the matrix kernel's _ext entry point loops
+// over groups of chains and the runtime caps its grid (Geometry.PerSM),
+// which a version 5 fatbin does not do: this runtime would skip chains of
+// one. The generated API changed too (Run returns RunResult, Reference
+// and Chains are aliases, NewReference takes the dim), so the Go of an
+// earlier package does not build against this runtime: regenerate it.
 const (
 	// GenVersion is the version gibbsgen writes into new packages.
 	GenVersion = kernels.ABIVersion
 	// MinVersion is the oldest generated-package version this runtime supports.
-	MinVersion = 4
+	MinVersion = 6
 	// MaxVersion is the newest generated-package version this runtime supports.
-	MaxVersion = 5
+	MaxVersion = 6
 )
 
 // EnforceVersion is used by generated code to assert compatibility; it has

@@ -630,4 +630,4 @@ func Choose(s Shape, have []Strategy) Strategy {
 // description that a generated package records (gibbsrt.GenVersion). Bump
 // it when a change makes packages generated before it unusable with the
 // new runtime, or the reverse.
-const ABIVersion = 5
+const ABIVersion = 6
