@@ -146,11 +146,11 @@ func compare[T gibbsrt.Float](dim int, kernel string, chains, sweeps int, got, w
 // referenceSweep returns x0 after sweeps sweeps of gibbsrt.Reference on
 // the model, with checkStream: what every kernel's check must equal.
 func referenceSweep[T gibbsrt.Float](dim int, rows [][]float64, mu []float64, x0 []T, sweeps int, form gibbsrt.Form) ([]T, error) {
-	ref := gibbsrt.NewReference[T]()
+	ref := gibbsrt.NewReference[T](dim)
 	if err := ref.SetScheme(gibbsrt.Scheme{Kind: gibbsrt.Forward, Omega: 1, Form: form}); err != nil {
 		return nil, err
 	}
-	if err := ref.SetModel(dim, rows, mu); err != nil {
+	if err := ref.SetModel(rows, mu); err != nil {
 		return nil, err
 	}
 	want := slices.Clone(x0)

@@ -42,8 +42,8 @@ func TestGenericSweepOnHost(t *testing.T) {
 				t.Fatal(err)
 			}
 			x0 := randomStart[float32](m, chains, rng)
-			ref := gibbsrt.NewReference[float32]()
-			if err := ref.SetModel(dim, m.Rows(), m.Mu); err != nil {
+			ref := gibbsrt.NewReference[float32](dim)
+			if err := ref.SetModel(m.Rows(), m.Mu); err != nil {
 				t.Fatal(err)
 			}
 			want := append([]float32(nil), x0...)

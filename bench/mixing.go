@@ -407,7 +407,7 @@ func (g *gpuRunner) load(x, prev []float32) error {
 func (g *gpuRunner) advance(from, n int) error {
 	st := gibbsrt.Stream{Seed: g.seed, Sweep: uint64(from)}
 	if g.prev != nil {
-		return g.s.SweepChebyshev(g.x, g.prev, from, n, st)
+		return g.s.SweepChebyshevDevice(g.x, g.prev, from, n, st)
 	}
 	return g.s.SweepDevice(g.x, n, st)
 }
@@ -589,11 +589,11 @@ type prediction struct {
 func predict(m gibbstest.Model, sc mixScheme, start []float32, o predictOpts) (prediction, error) {
 	var p prediction
 	d := len(m.Mu)
-	ref := gibbsrt.NewReference[float32]()
+	ref := gibbsrt.NewReference[float32](d)
 	if err := ref.SetScheme(sc.scheme); err != nil {
 		return p, err
 	}
-	if err := ref.SetModel(d, m.Rows(), m.Mu); err != nil {
+	if err := ref.SetModel(m.Rows(), m.Mu); err != nil {
 		return p, err
 	}
 	mx, err := ref.Mixing()

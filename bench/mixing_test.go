@@ -26,11 +26,11 @@ type refRunner struct {
 
 func newRefRunner(t *testing.T, m gibbstest.Model, sc gibbsrt.Scheme, chains int, cheb bool, seed uint64) *refRunner {
 	t.Helper()
-	r := gibbsrt.NewReference[float32]()
+	r := gibbsrt.NewReference[float32](len(m.Mu))
 	if err := r.SetScheme(sc); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.SetModel(len(m.Mu), m.Rows(), m.Mu); err != nil {
+	if err := r.SetModel(m.Rows(), m.Mu); err != nil {
 		t.Fatal(err)
 	}
 	rr := &refRunner{r: r, x: make([]float32, chains*len(m.Mu)), seed: seed}
@@ -163,11 +163,11 @@ func TestMixingClosedForms(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref := gibbsrt.NewReference[float32]()
+		ref := gibbsrt.NewReference[float32](16)
 		if err := ref.SetScheme(sc.scheme); err != nil {
 			t.Fatal(err)
 		}
-		if err := ref.SetModel(16, m.Rows(), m.Mu); err != nil {
+		if err := ref.SetModel(m.Rows(), m.Mu); err != nil {
 			t.Fatal(err)
 		}
 		mx, err := ref.Mixing()

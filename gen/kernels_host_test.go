@@ -58,16 +58,16 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 		{
 			rng := rand.New(rand.NewPCG(uint64(dim), 7))
 			model := gibbstest.RandomSPD(dim, 100, rng, gibbstest.NonzeroMean(dim))
-			ref := gibbsrt.NewReference[T]()
-			if err := ref.SetModel(dim, model.Rows(), model.Mu); err != nil {
+			ref := gibbsrt.NewReference[T](dim)
+			if err := ref.SetModel(model.Rows(), model.Mu); err != nil {
 				t.Fatal(err)
 			}
 			// The Matrix strategy's twin: the same model in the matrix form.
-			mref := gibbsrt.NewReference[T]()
+			mref := gibbsrt.NewReference[T](dim)
 			if err := mref.SetScheme(gibbsrt.Scheme{Kind: gibbsrt.Forward, Omega: 1, Form: gibbsrt.FormMatrix}); err != nil {
 				t.Fatal(err)
 			}
-			if err := mref.SetModel(dim, model.Rows(), model.Mu); err != nil {
+			if err := mref.SetModel(model.Rows(), model.Mu); err != nil {
 				t.Fatal(err)
 			}
 			st := gibbsrt.Stream{Seed: 0xfedcba9876543210, Sweep: 1<<40 + 11, Chain: 1<<33 + 5}
@@ -257,11 +257,11 @@ func extKernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large
 				for _, form := range []gibbsrt.Form{gibbsrt.FormSequential, gibbsrt.FormMatrix} {
 					sc := c.scheme
 					sc.Form = form
-					refs[form] = gibbsrt.NewReference[T]()
+					refs[form] = gibbsrt.NewReference[T](dim)
 					if err := refs[form].SetScheme(sc); err != nil {
 						t.Fatal(err)
 					}
-					if err := refs[form].SetModel(dim, model.Rows(), model.Mu); err != nil {
+					if err := refs[form].SetModel(model.Rows(), model.Mu); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -36,20 +36,16 @@ func (s *Sampler[T]) Chebyshev() (mixing.Chebyshev, error) {
 // Chebyshev returns the schedule SweepChebyshev follows (see
 // Sampler.Chebyshev).
 func (r *Reference[T]) Chebyshev() (mixing.Chebyshev, error) {
-	if r.p == nil {
-		return mixing.Chebyshev{}, errors.New("gibbsrt: Chebyshev called before SetModel")
+	if err := r.ready("Chebyshev"); err != nil {
+		return mixing.Chebyshev{}, err
 	}
 	return r.p.chebyshev()
 }
 
-// SweepChebyshev runs iterations Chebyshev iterations on the device state x,
-// with prev (a state of as many chains) its previous iterates, both updated
-// in place. first is the index of the first iteration since the
-// acceleration began: at 0, prev must equal x. Iteration k of the call
-// draws the normals of a symmetric sweep at stream sweep st.Sweep + k, and
-// its result equals Reference.SweepChebyshev's bit for bit. It returns once
-// the work is queued.
-func (s *Sampler[T]) SweepChebyshev(x, prev *DeviceState[T], first, iterations int, st Stream) error {
+// SweepChebyshevDevice is SweepChebyshev on the device state x, with prev
+// (a state of as many chains) its previous iterates, both updated in place.
+// It returns once the work is queued.
+func (s *Sampler[T]) SweepChebyshevDevice(x, prev *DeviceState[T], first, iterations int, st Stream) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(); err != nil {
@@ -88,9 +84,14 @@ func (s *Sampler[T]) SweepChebyshev(x, prev *DeviceState[T], first, iterations i
 	})
 }
 
-// SweepChebyshevHost is SweepChebyshev on host states: x and prev,
-// [chains][dim] each, are copied to the device and back.
-func (s *Sampler[T]) SweepChebyshevHost(x, prev []T, first, iterations int, st Stream) error {
+// SweepChebyshev runs iterations Chebyshev iterations on the host state x,
+// with prev its previous iterates, both [chains][dim] and updated in place
+// (copied to the device and back). first is the index of the first
+// iteration since the acceleration began: at 0, prev must equal x.
+// Iteration k of the call draws the normals of a symmetric sweep at stream
+// sweep st.Sweep + k, and its result equals Reference.SweepChebyshev's bit
+// for bit.
+func (s *Sampler[T]) SweepChebyshev(x, prev []T, first, iterations int, st Stream) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(); err != nil {
@@ -136,6 +137,14 @@ func (s *Sampler[T]) SweepChebyshevHost(x, prev []T, first, iterations int, st S
 		}
 		return l.CopyFromDevice(unsafe.Pointer(&prev[0]), dp, b)
 	})
+}
+
+// SweepChebyshevHost is SweepChebyshev.
+//
+// Deprecated: SweepChebyshev now takes host states, as the twin's does;
+// call it, or SweepChebyshevDevice for device states.
+func (s *Sampler[T]) SweepChebyshevHost(x, prev []T, first, iterations int, st Stream) error {
+	return s.SweepChebyshev(x, prev, first, iterations, st)
 }
 
 // chebyshevBuffer copies a call's coefficient table to the device. The copy

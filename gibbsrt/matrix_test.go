@@ -368,8 +368,8 @@ func energy(q *mat.SymDense, a, b []float64) float64 {
 // tables and the matrix form's tables.
 func TestReschemeKeepsTheModel(t *testing.T) {
 	q, mu := spdModel(6, 10, rand.New(rand.NewPCG(1, 1)))
-	r := NewReference[float32]()
-	if err := r.SetModel(6, rowsOf(q), mu); err != nil {
+	r := NewReference[float32](6)
+	if err := r.SetModel(rowsOf(q), mu); err != nil {
 		t.Fatal(err)
 	}
 	p := r.p

@@ -153,8 +153,8 @@ func TestTablesTheDtypeCannotHold(t *testing.T) {
 		{"an offset that overflows", diag(1, 0), []float64{1e39, 0, 0}, "offset[0], the conditional mean's constant term of coordinate 0, = 1e+39 overflows float32"},
 		{"an ordinary model", diag(2, 0.3), []float64{1, 2, 3}, ""},
 	} {
-		r := NewReference[float32]()
-		err := r.SetModel(3, c.q, c.mu)
+		r := NewReference[float32](3)
+		err := r.SetModel(c.q, c.mu)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s: %v", c.name, err)
@@ -165,7 +165,7 @@ func TestTablesTheDtypeCannotHold(t *testing.T) {
 		if c.want != "" && !errors.As(err, &me) {
 			t.Errorf("%s: %v is not a *ModelError", c.name, err)
 		}
-		if err := NewReference[float64]().SetModel(3, c.q, c.mu); err != nil {
+		if err := NewReference[float64](3).SetModel(c.q, c.mu); err != nil {
 			t.Errorf("%s in float64: %v", c.name, err)
 		}
 	}

@@ -2,6 +2,7 @@ package gibbsrt
 
 import (
 	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/gibbsgen/gibbsgen/internal/cuda"
@@ -153,4 +154,70 @@ func (s *Sampler[T]) TraceMoments(t *DeviceTrace[T]) (*mcstat.Moments, error) {
 		return nil, err
 	}
 	return mergePartials(partials, cols, blocks)
+}
+
+// SweepMoments is Sweep that records states as tr says and returns the
+// count, mean and covariance of the records' rows (each a traced chain's
+// traced coordinates), reduced on the device: the records never come to
+// the host. It equals Reference.SweepMoments bit for bit.
+func (s *Sampler[T]) SweepMoments(x []T, sweeps int, st Stream, tr Trace) (*mcstat.Moments, error) {
+	if err := s.open(); err != nil {
+		return nil, err
+	}
+	chains, err := CheckSweepArgs(s.m.Dim, len(x), sweeps, st)
+	if err != nil {
+		return nil, err
+	}
+	sh, err := tr.shape(s.m.Dim, chains)
+	if err != nil {
+		return nil, err
+	}
+	n := Records(tr.Thin, st.Sweep, sweeps)
+	if n == 0 {
+		if err := s.Sweep(x, sweeps, st); err != nil {
+			return nil, err
+		}
+		return mcstat.NewMoments(sh.cols)
+	}
+	t, err := s.NewDeviceTrace(tr, chains, n)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Free()
+	s.mu.Lock()
+	err = s.sweepHost(x, sweeps, st, t.args(), chebArgs{})
+	t.records = n
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return s.TraceMoments(t)
+}
+
+// SweepMoments is SweepTrace whose records are reduced to their count,
+// mean and covariance (TraceMoments) instead of returned: the GPU
+// sampler's SweepMoments, bit for bit. The records are held in memory
+// for the reduction.
+func (r *Reference[T]) SweepMoments(x []T, sweeps int, st Stream, tr Trace) (*mcstat.Moments, error) {
+	if err := r.ready("SweepMoments"); err != nil {
+		return nil, err
+	}
+	chains, err := CheckSweepArgs(r.dim, len(x), sweeps, st)
+	if err != nil {
+		return nil, err
+	}
+	sh, err := tr.shape(r.dim, chains)
+	if err != nil {
+		return nil, err
+	}
+	n := Records(tr.Thin, st.Sweep, sweeps)
+	size, ok := sh.sizeOK(n)
+	if !ok || uint64(size) > math.MaxInt/elemSize[T]() {
+		return nil, fmt.Errorf("gibbsrt: %d records of %d chains × %d coordinates: their bytes must fit an int", n, sh.rows, sh.cols)
+	}
+	out := make([]T, size)
+	if _, err := r.sweep(x, sweeps, st, &tr, out, chebyshevRun[T]{}); err != nil {
+		return nil, err
+	}
+	return TraceMoments(out, sh.cols)
 }

@@ -21,8 +21,8 @@ func TestFloat64Twin(t *testing.T) {
 		}
 		mu[i] = 0.3 * float64(i)
 	}
-	r := NewReference[float64]()
-	if err := r.SetModel(d, q, mu); err != nil {
+	r := NewReference[float64](d)
+	if err := r.SetModel(q, mu); err != nil {
 		t.Fatal(err)
 	}
 	co := r.Coefficients()

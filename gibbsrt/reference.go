@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
@@ -60,16 +61,42 @@ func CheckSweepArgs(dim, lenX, sweeps int, st Stream) (chains int, err error) {
 // which is exact; a float64 stream drawn from more bits would be a new
 // stream version.
 //
-// The zero value is ready to use; its sweeps are plain Gibbs sweeps (Plain)
+// Make it with NewReference; its sweeps are plain Gibbs sweeps (Plain)
 // until SetScheme says otherwise.
 type Reference[T Float] struct {
+	dim       int
 	scheme    Scheme
 	schemeSet bool // else Plain
 	p         *plan[T]
+	closed    atomic.Bool
 }
 
-// NewReference returns a reference sampler with no model set.
-func NewReference[T Float]() *Reference[T] { return &Reference[T]{} }
+// NewReference returns a reference sampler of dimension dim with no model
+// set. A dim below 1 is refused by SetModel.
+func NewReference[T Float](dim int) *Reference[T] { return &Reference[T]{dim: dim} }
+
+// Dim returns the dimension it was made for.
+func (r *Reference[T]) Dim() int { return r.dim }
+
+// Close makes every later call that returns an error return ErrClosed,
+// as Sampler.Close does; the twin holds nothing else to release. It is
+// idempotent.
+func (r *Reference[T]) Close() error {
+	r.closed.Store(true)
+	return nil
+}
+
+// ready is the prologue of the calls that need a model: open, model set.
+// what names the call in the error.
+func (r *Reference[T]) ready(what string) error {
+	if r.closed.Load() {
+		return ErrClosed
+	}
+	if r.p == nil {
+		return errors.New("gibbsrt: " + what + " called before SetModel")
+	}
+	return nil
+}
 
 // Scheme returns the scheme its sweeps follow.
 func (r *Reference[T]) Scheme() Scheme {
@@ -81,8 +108,11 @@ func (r *Reference[T]) Scheme() Scheme {
 
 // SetModel validates Q and mu (see NewCoefficients) and installs them,
 // choosing ω if the scheme asks for it.
-func (r *Reference[T]) SetModel(dim int, Q [][]float64, mu []float64) error {
-	p, err := newPlan[T](dim, Q, mu, r.Scheme())
+func (r *Reference[T]) SetModel(Q [][]float64, mu []float64) error {
+	if r.closed.Load() {
+		return ErrClosed
+	}
+	p, err := newPlan[T](r.dim, Q, mu, r.Scheme())
 	if err != nil {
 		return err
 	}
@@ -93,6 +123,9 @@ func (r *Reference[T]) SetModel(dim int, Q [][]float64, mu []float64) error {
 // SetScheme sets how later sweeps update the chains; with a model set, it
 // recomputes the tables (and chooses ω) as SetModel would.
 func (r *Reference[T]) SetScheme(sc Scheme) error {
+	if r.closed.Load() {
+		return ErrClosed
+	}
 	if err := sc.check(); err != nil {
 		return err
 	}
@@ -109,8 +142,8 @@ func (r *Reference[T]) SetScheme(sc Scheme) error {
 
 // Mixing returns what the scheme predicts on the model (see Mixing).
 func (r *Reference[T]) Mixing() (Mixing, error) {
-	if r.p == nil {
-		return Mixing{}, errors.New("gibbsrt: Mixing called before SetModel")
+	if err := r.ready("Mixing"); err != nil {
+		return Mixing{}, err
 	}
 	return r.p.mixing()
 }
@@ -153,8 +186,8 @@ func (r *Reference[T]) SweepTrace(x []T, sweeps int, st Stream, tr Trace, out []
 // began: at 0, prev must equal x. Iteration k of the call draws the normals
 // of a symmetric sweep at stream sweep st.Sweep + k.
 func (r *Reference[T]) SweepChebyshev(x, prev []T, first, iterations int, st Stream) error {
-	if r.p == nil {
-		return errors.New("gibbsrt: SweepChebyshev called before SetModel")
+	if err := r.ready("SweepChebyshev"); err != nil {
+		return err
 	}
 	if err := CheckChebyshevArgs(first, iterations); err != nil {
 		return err
@@ -171,8 +204,8 @@ func (r *Reference[T]) SweepChebyshev(x, prev []T, first, iterations int, st Str
 }
 
 func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T, ch chebyshevRun[T]) (int, error) {
-	if r.p == nil {
-		return 0, errors.New("gibbsrt: Sweep called before SetModel")
+	if err := r.ready("Sweep"); err != nil {
+		return 0, err
 	}
 	co := r.p.co
 	chains, err := CheckSweepArgs(co.Dim, len(x), sweeps, st)
@@ -268,8 +301,8 @@ func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T, c
 // sweep st.Sweep. Chains started from exact draws need no burn-in; sweep
 // them from st.Sweep+1 on, since sweep st.Sweep's normals made the draw.
 func (r *Reference[T]) DrawExact(x []T, st Stream) error {
-	if r.p == nil {
-		return errors.New("gibbsrt: DrawExact called before SetModel")
+	if err := r.ready("DrawExact"); err != nil {
+		return err
 	}
 	d := r.p.dim
 	chains, err := CheckSweepArgs(d, len(x), 1, st)
@@ -363,8 +396,8 @@ func chebyshevCombine[T Float](s, y, prev, c []T) {
 // Philox stream. noise is laid out [sweeps][dim][chains]: the normal for
 // chain c, sweep k, coordinate i is noise[(k*dim+i)*chains+c].
 func (r *Reference[T]) SweepNoise(x, noise []T, sweeps int) error {
-	if r.p == nil {
-		return errors.New("gibbsrt: SweepNoise called before SetModel")
+	if err := r.ready("SweepNoise"); err != nil {
+		return err
 	}
 	co := r.p.co
 	chains, err := checkNoiseArgs(co.Dim, len(x), len(noise), sweeps)

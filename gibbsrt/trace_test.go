@@ -21,8 +21,8 @@ func traceModel(t *testing.T, d int) *Reference[float32] {
 		}
 		mu[i] = float64(i) - 1.5
 	}
-	r := NewReference[float32]()
-	if err := r.SetModel(d, q, mu); err != nil {
+	r := NewReference[float32](d)
+	if err := r.SetModel(q, mu); err != nil {
 		t.Fatal(err)
 	}
 	return r

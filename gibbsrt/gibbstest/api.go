@@ -268,8 +268,8 @@ func (a *gpuAPI[T]) call() {
 		x, prev := a.deviceState(), a.deviceState()
 		first := pickOf(rng, 0, 1, 3, -1, gibbsrt.MaxChebyshevIterations, gibbsrt.MaxChebyshevIterations+1, math.MaxInt, math.MinInt)
 		n, st := a.int(), a.stream()
-		what, f = fmt.Sprintf("SweepChebyshev(%d, %d chains, first %d, %d iterations, %+v)", x.Chains(), prev.Chains(), first, n, st), func() error {
-			return rt.SweepChebyshev(x, prev, first, n, st)
+		what, f = fmt.Sprintf("SweepChebyshevDevice(%d, %d chains, first %d, %d iterations, %+v)", x.Chains(), prev.Chains(), first, n, st), func() error {
+			return rt.SweepChebyshevDevice(x, prev, first, n, st)
 		}
 	case 16:
 		x := a.state()

@@ -165,11 +165,11 @@ func TestSchemeChecksCatchFaults(t *testing.T) {
 		rng := rand.New(rand.NewPCG(11, 12))
 		m := AR1(dim, 0.9, NonzeroMean(dim))
 		for _, bad := range []bool{false, true} {
-			ref := gibbsrt.NewReference[float32]()
+			ref := gibbsrt.NewReference[float32](dim)
 			if err := ref.SetScheme(gibbsrt.Scheme{Kind: gibbsrt.Symmetric, Omega: 1.2}); err != nil {
 				t.Fatal(err)
 			}
-			if err := ref.SetModel(dim, m.Rows(), m.Mu); err != nil {
+			if err := ref.SetModel(m.Rows(), m.Mu); err != nil {
 				t.Fatal(err)
 			}
 			sweep := ref.SweepChebyshev

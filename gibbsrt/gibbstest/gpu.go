@@ -234,7 +234,7 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			t.Fatal(err)
 		}
 		got := append([]T(nil), x0...)
-		if err := g.SweepNoise(got, noise, sweeps); err != nil {
+		if err := g.Runtime().SweepNoise(got, noise, sweeps); err != nil {
 			skipMissing(t, err)
 			t.Fatal(err)
 		}
@@ -255,7 +255,7 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			t.Fatal(err)
 		}
 		b := append([]T(nil), x0...)
-		if err := g.SweepNoise(b, noise, sweeps); err != nil {
+		if err := g.Runtime().SweepNoise(b, noise, sweeps); err != nil {
 			skipMissing(t, err)
 			t.Fatal(err)
 		}
@@ -478,7 +478,7 @@ func GPUClose[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	x := make([]T, h.Dim)
 	for name, err := range map[string]error{
 		"Sweep":      g.Sweep(x, 1, gibbsrt.Stream{}),
-		"SweepNoise": g.SweepNoise(x, make([]T, h.Dim), 1),
+		"SweepNoise": g.Runtime().SweepNoise(x, make([]T, h.Dim), 1),
 		"SetModel":   g.SetModel(m.Rows(), m.Mu),
 		"NewDeviceState": func() error {
 			_, err := g.Runtime().NewDeviceState(1)

@@ -24,11 +24,11 @@ var matrixSchemes = []gibbsrt.Scheme{
 // matrixTwin returns the CPU twin of m under sc.
 func matrixTwin[T gibbsrt.Float](t testing.TB, m Model, sc gibbsrt.Scheme) *gibbsrt.Reference[T] {
 	t.Helper()
-	r := gibbsrt.NewReference[T]()
+	r := gibbsrt.NewReference[T](m.Q.SymmetricDim())
 	if err := r.SetScheme(sc); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.SetModel(m.Q.SymmetricDim(), m.Rows(), m.Mu); err != nil {
+	if err := r.SetModel(m.Rows(), m.Mu); err != nil {
 		t.Fatal(err)
 	}
 	return r

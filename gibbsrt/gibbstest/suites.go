@@ -22,12 +22,13 @@ type CPUSampler[T gibbsrt.Float] interface {
 	SweepNoise(x, noise []T, sweeps int) error
 }
 
-// GPUSampler is what a generated package's Sampler offers.
+// GPUSampler is what a generated package's Sampler offers: Chains, and
+// what only a GPU has. SweepNoise is not among it, since a package beyond
+// its kernel's dims lacks the method; the suites reach it through Runtime.
 type GPUSampler[T gibbsrt.Float] interface {
-	CPUSampler[T]
+	gibbsrt.Chains[T]
 	SetStrategy(gibbsrt.Strategy) error
 	SweepDevice(x *gibbsrt.DeviceState[T], sweeps int, st gibbsrt.Stream) error
-	Close() error
 	Runtime() *gibbsrt.Sampler[T]
 }
 
