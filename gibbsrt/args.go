@@ -75,7 +75,9 @@ func checkChains[T Float](dim, chains, least int) error {
 	return err
 }
 
-// checkOut checks that out, of n elements, holds records records.
+// checkOut checks that out, of n elements, holds records records: the
+// rule of every output (doc.go, "Arguments"), SweepTrace's and
+// DeviceTrace.Download's alike.
 func (sh traceShape) checkOut(n, records int) error {
 	want, ok := sh.sizeOK(records)
 	if !ok {

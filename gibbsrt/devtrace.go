@@ -95,7 +95,10 @@ func (d *DeviceTrace[T]) Shape() (chains, coords int) {
 }
 
 // Download waits for the sampler's queued work and copies the last call's
-// records into out, which must hold Records()×chains×coords values.
+// records into the first Records()×chains×coords values of out (Shape
+// gives chains and coords), which must hold at least that many: an
+// output, as every output of the package, may be longer than what is
+// written, and the rest is left as it was.
 func (d *DeviceTrace[T]) Download(out []T) error {
 	if d == nil || d.s == nil {
 		return errors.New("gibbsrt: nil device trace")
@@ -106,10 +109,10 @@ func (d *DeviceTrace[T]) Download(out []T) error {
 	if err := s.ownTrace(d); err != nil {
 		return err
 	}
-	n := d.sh.size(d.records)
-	if len(out) != n {
-		return fmt.Errorf("gibbsrt: trace download into %d elements; %d records of %d chains × %d coordinates are %d", len(out), d.records, d.sh.rows, d.sh.cols, n)
+	if err := d.sh.checkOut(len(out), d.records); err != nil { // SweepTrace's rule
+		return err
 	}
+	n := d.sh.size(d.records)
 	if n == 0 {
 		return nil
 	}

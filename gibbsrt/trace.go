@@ -22,7 +22,7 @@ type Trace struct {
 	Thin       int   // at least 1
 	FirstChain int   // first traced chain of the call
 	Chains     int   // number of traced chains; 0 means every chain from FirstChain on
-	Coords     []int // traced coordinates, increasing; nil means all
+	Coords     []int // traced coordinates, increasing; empty (nil or length 0) means all
 }
 
 // traceShape is a Trace resolved for one dim and chain count.
@@ -55,15 +55,12 @@ func (t Trace) shape(dim, chains int) (traceShape, error) {
 	for i := range sh.index {
 		sh.index[i] = noColumn
 	}
-	if t.Coords == nil {
+	if len(t.Coords) == 0 { // a selection left empty selects all, as Chains = 0 does
 		for i := range sh.index {
 			sh.index[i] = uint32(i)
 		}
 		sh.cols = dim
 		return sh, nil
-	}
-	if len(t.Coords) == 0 {
-		return traceShape{}, fmt.Errorf("gibbsrt: trace Coords is empty; nil traces every coordinate")
 	}
 	for k, i := range t.Coords {
 		if i < 0 || i >= dim {

@@ -103,7 +103,6 @@ func TestTraceRejects(t *testing.T) {
 		{Trace{Thin: 1, FirstChain: 2, Chains: 2}, big, "chains 2..3, but the call has chains 0..2"},
 		{Trace{Thin: 1, FirstChain: -1}, big, "FirstChain = -1"},
 		{Trace{Thin: 1, FirstChain: 1, Chains: math.MaxInt}, big, "chains 1..9223372036854775807, but the call has chains 0..2"},
-		{Trace{Thin: 1, Coords: []int{}}, big, "Coords is empty"},
 		{Trace{Thin: 1, Coords: []int{1, 4}}, big, "coordinate 4 is outside 0..3"},
 		{Trace{Thin: 1, Coords: []int{2, 2}}, big, "must increase"},
 		{Trace{Thin: 1}, make([]float32, 11), "trace output has 11 elements"},
