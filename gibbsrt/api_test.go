@@ -222,7 +222,7 @@ func referenceAPIProperty[T Float](t *testing.T, seed uint64) {
 		var x, prev, noise, out []T
 		var what string
 		var call func() error
-		switch m := rng.IntN(14); m {
+		switch m := rng.IntN(15); m {
 		case 0:
 			d := dim
 			if rng.IntN(4) == 0 {
@@ -276,6 +276,11 @@ func referenceAPIProperty[T Float](t *testing.T, seed uint64) {
 				_, err := r.MatrixTables()
 				return err
 			}
+		case 14:
+			x = apiState(rng, dim, large)
+			sweeps, st, tr := apiInt(rng), apiStream(rng), apiTrace(rng, dim)
+			what = fmt.Sprintf("SweepMoments(%d elements, %d sweeps, %+v, %+v)", len(x), sweeps, st, tr)
+			call = func() error { _, err := r.SweepMoments(x, sweeps, st, tr); return err }
 		case 5:
 			x = apiState(rng, dim, large)
 			sweeps, st := apiInt(rng), apiStream(rng)
@@ -349,7 +354,7 @@ func referenceAPIProperty[T Float](t *testing.T, seed uint64) {
 		}
 	}
 	// The cases must reach both outcomes of the calls that do the work.
-	for _, m := range []string{"SetModel", "Sweep", "SweepTrace", "SweepChebyshev", "DrawExact", "SweepNoise"} {
+	for _, m := range []string{"SetModel", "Sweep", "SweepTrace", "SweepMoments", "SweepChebyshev", "DrawExact", "SweepNoise"} {
 		if errs[m] == 0 || oks[m] == 0 {
 			t.Errorf("%s: %d errors and %d successes; the cases should reach both", m, errs[m], oks[m])
 		}

@@ -2,7 +2,6 @@ package gibbsrt
 
 import (
 	"fmt"
-	"math"
 	"unsafe"
 
 	"github.com/gibbsgen/gibbsgen/internal/cuda"
@@ -50,45 +49,110 @@ func TraceMoments[T Float](records []T, k int) (*mcstat.Moments, error) {
 	return mergePartials(partials, k, blocks)
 }
 
-// blockMoments is one block of the gibbs_moments kernel. The explicit
+// blockMoments is one block of the gibbs_moments kernel: rows lo..hi-1 of
+// x, in tiles of kernels.MomentRows rows from lo.
+func blockMoments[T Float](x []T, k, lo, hi int, out []float64) {
+	b := newBlockSums[T](k)
+	for r0 := lo; r0 < hi; r0 += b.tile {
+		b.addTile(x[r0*k : min(r0+b.tile, hi)*k])
+	}
+	b.emit(out)
+}
+
+// blockSums is a block's running count, mean and comoments, to which the
+// block's tiles are added in order.
+type blockSums[T Float] struct {
+	k, tile                 int
+	tmean, bmean, delta, m2 []float64
+	count                   float64
+}
+
+func newBlockSums[T Float](k int) *blockSums[T] {
+	return &blockSums[T]{k: k, tile: kernels.MomentRows(k, dtypeOf[T]()),
+		tmean: make([]float64, k), bmean: make([]float64, k), delta: make([]float64, k), m2: make([]float64, k*k)}
+}
+
+// addTile adds a tile of rows (at most tile rows of k values): two passes
+// over it, then Chan et al.'s update of the block's sums. The explicit
 // float64 conversions keep Go from fusing a product into a sum, which the
 // kernel does not do either.
-func blockMoments[T Float](x []T, k, lo, hi int, out []float64) {
-	tile := kernels.MomentRows(k, dtypeOf[T]())
-	tmean, bmean, delta := make([]float64, k), make([]float64, k), make([]float64, k)
-	m2 := make([]float64, k*k)
-	count := 0.0
-	for r0 := lo; r0 < hi; r0 += tile {
-		rt := min(tile, hi-r0)
-		tn := float64(rt)
-		rows := x[r0*k : (r0+rt)*k]
-		for a := 0; a < k; a++ {
-			s := 0.0
-			for r := 0; r < rt; r++ {
-				s += float64(rows[r*k+a])
-			}
-			tmean[a] = s / tn
-			delta[a] = tmean[a] - bmean[a]
+func (b *blockSums[T]) addTile(rows []T) {
+	k := b.k
+	rt := len(rows) / k
+	tn := float64(rt)
+	for a := 0; a < k; a++ {
+		s := 0.0
+		for r := 0; r < rt; r++ {
+			s += float64(rows[r*k+a])
 		}
-		f := float64(count*tn) / (count + tn)
-		for e := range m2 {
-			a, b := e/k, e%k
-			c := 0.0
-			for r := 0; r < rt; r++ {
-				da := float64(rows[r*k+a]) - tmean[a]
-				db := float64(rows[r*k+b]) - tmean[b]
-				c += float64(da * db)
-			}
-			m2[e] += c + float64(float64(delta[a]*delta[b])*f)
-		}
-		for a := range bmean {
-			bmean[a] += float64(delta[a] * (tn / (count + tn)))
-		}
-		count += tn
+		b.tmean[a] = s / tn
+		b.delta[a] = b.tmean[a] - b.bmean[a]
 	}
-	out[0] = count
-	copy(out[1:], bmean)
-	copy(out[1+k:], m2)
+	f := float64(b.count*tn) / (b.count + tn)
+	for e := range b.m2 {
+		i, j := e/k, e%k
+		c := 0.0
+		for r := 0; r < rt; r++ {
+			di := float64(rows[r*k+i]) - b.tmean[i]
+			dj := float64(rows[r*k+j]) - b.tmean[j]
+			c += float64(di * dj)
+		}
+		b.m2[e] += c + float64(float64(b.delta[i]*b.delta[j])*f)
+	}
+	for a := range b.bmean {
+		b.bmean[a] += float64(b.delta[a] * (tn / (b.count + tn)))
+	}
+	b.count += tn
+}
+
+// emit writes the block's partial sums (count, mean, comoments) to out
+// and starts the next block.
+func (b *blockSums[T]) emit(out []float64) {
+	out[0] = b.count
+	copy(out[1:], b.bmean)
+	copy(out[1+b.k:], b.m2)
+	b.count = 0
+	clear(b.bmean)
+	clear(b.m2)
+}
+
+// rowMoments reduces n rows of k values, given in order in any number of
+// pieces, as TraceMoments reduces them at once: the same blocks and
+// tiles, so the same bits, with one tile of rows held at a time.
+type rowMoments[T Float] struct {
+	sums           *blockSums[T]
+	k, n, per, row int
+	partials       []float64
+	tile           []T
+}
+
+func newRowMoments[T Float](n, k int) *rowMoments[T] {
+	per, blocks := momentPlan[T](n, k)
+	b := newBlockSums[T](k)
+	return &rowMoments[T]{sums: b, k: k, n: n, per: per, partials: make([]float64, blocks*(1+k+k*k)), tile: make([]T, 0, b.tile*k)}
+}
+
+// add adds whole rows, in order.
+func (m *rowMoments[T]) add(rows []T) {
+	for len(rows) >= m.k { // whole rows only, so every pass takes one
+		end := min(m.n, (m.row/m.per+1)*m.per) // the current block's end
+		take := min(len(rows)/m.k, cap(m.tile)/m.k-len(m.tile)/m.k, end-m.row)
+		m.tile = append(m.tile, rows[:take*m.k]...)
+		rows = rows[take*m.k:]
+		m.row += take
+		if len(m.tile) == cap(m.tile) || m.row == end {
+			m.sums.addTile(m.tile)
+			m.tile = m.tile[:0]
+		}
+		if m.row == end {
+			m.sums.emit(m.partials[(m.row-1)/m.per*(1+m.k+m.k*m.k):])
+		}
+	}
+}
+
+// moments merges the blocks once every row is added.
+func (m *rowMoments[T]) moments() (*mcstat.Moments, error) {
+	return mergePartials(m.partials, m.k, len(m.partials)/(1+m.k+m.k*m.k))
 }
 
 // mergePartials merges the blocks' partial moments in block order.
@@ -196,8 +260,8 @@ func (s *Sampler[T]) SweepMoments(x []T, sweeps int, st Stream, tr Trace) (*mcst
 
 // SweepMoments is SweepTrace whose records are reduced to their count,
 // mean and covariance (TraceMoments) instead of returned: the GPU
-// sampler's SweepMoments, bit for bit. The records are held in memory
-// for the reduction.
+// sampler's SweepMoments, bit for bit. It sweeps from record to record and
+// reduces each record as it is made, so it holds one record at a time.
 func (r *Reference[T]) SweepMoments(x []T, sweeps int, st Stream, tr Trace) (*mcstat.Moments, error) {
 	if err := r.ready("SweepMoments"); err != nil {
 		return nil, err
@@ -210,14 +274,27 @@ func (r *Reference[T]) SweepMoments(x []T, sweeps int, st Stream, tr Trace) (*mc
 	if err != nil {
 		return nil, err
 	}
-	n := Records(tr.Thin, st.Sweep, sweeps)
-	size, ok := sh.sizeOK(n)
-	if !ok || uint64(size) > math.MaxInt/elemSize[T]() {
-		return nil, fmt.Errorf("gibbsrt: %d records of %d chains × %d coordinates: their bytes must fit an int", n, sh.rows, sh.cols)
+	if sh.cols > MaxTraceCoords { // a twin may have any dim
+		return nil, fmt.Errorf("gibbsrt: a trace of %d coordinates; moments reduce at most MaxTraceCoords (%d)", sh.cols, MaxTraceCoords)
 	}
-	out := make([]T, size)
-	if _, err := r.sweep(x, sweeps, st, &tr, out, chebyshevRun[T]{}); err != nil {
-		return nil, err
+	records := Records(tr.Thin, st.Sweep, sweeps)
+	rows, ok := mulInts(records, sh.rows)
+	if !ok {
+		return nil, fmt.Errorf("gibbsrt: %d records of %d chains: more rows than an int holds", records, sh.rows)
 	}
-	return TraceMoments(out, sh.cols)
+	m := newRowMoments[T](rows, sh.cols)
+	record := make([]T, sh.size(1))
+	for done := 0; done < sweeps; {
+		s := st.Sweep + uint64(done)
+		n := min(sweeps-done, tr.Thin-int(s%uint64(tr.Thin))) // through the next recorded sweep
+		part := st
+		part.Sweep = s
+		got, err := r.sweep(x, n, part, &tr, record, chebyshevRun[T]{})
+		if err != nil {
+			return nil, err
+		}
+		m.add(record[:sh.size(got)])
+		done += n
+	}
+	return m.moments()
 }

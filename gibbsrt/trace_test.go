@@ -171,3 +171,33 @@ func TestTraceMoments(t *testing.T) {
 		t.Error("TraceMoments of 5 values in rows of 2 accepted")
 	}
 }
+
+// TestRowMomentsInPieces: rows reduced as they come, in pieces of any
+// size, give TraceMoments' bits, at sizes of one partial tile, several
+// tiles and several blocks.
+func TestRowMomentsInPieces(t *testing.T) {
+	const k = 3
+	for _, n := range []int{0, 1, 5, 128, 300, 40000} {
+		x := make([]float32, n*k)
+		for i := range x {
+			x[i] = float32(1000 + (i*7919)%101 - 50 + i%k)
+		}
+		want, err := TraceMoments(x, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, piece := range []int{1, 7, 128, 1000} {
+			m := newRowMoments[float32](n, k)
+			for lo := 0; lo < n; lo += piece {
+				m.add(x[lo*k : min(lo+piece, n)*k])
+			}
+			got, err := m.moments()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Count() != want.Count() || !slices.Equal(got.Mean(), want.Mean()) || !slices.Equal(got.Comoments(), want.Comoments()) {
+				t.Errorf("n=%d in pieces of %d: count %v, mean %v; want %v, %v", n, piece, got.Count(), got.Mean(), want.Count(), want.Mean())
+			}
+		}
+	}
+}
