@@ -157,7 +157,7 @@ func (a *gpuAPI[T]) call() {
 	var what string
 	var f func() error
 	value := false // a method that returns no error
-	switch rng.IntN(30) {
+	switch rng.IntN(31) {
 	case 0:
 		Q, mu := a.m.Rows(), slices.Clone(a.m.Mu)
 		switch rng.IntN(4) {
@@ -279,8 +279,8 @@ func (a *gpuAPI[T]) call() {
 		}
 		first, n, st := pickOf(rng, 0, 1, -1, math.MaxInt, math.MinInt), a.int(), a.stream()
 		args = [][]T{x, prev}
-		what, f = fmt.Sprintf("SweepChebyshevHost(%d, %d elements, first %d, %d iterations, %+v)", len(x), len(prev), first, n, st), func() error {
-			return rt.SweepChebyshevHost(x, prev, first, n, st)
+		what, f = fmt.Sprintf("SweepChebyshev(%d, %d elements, first %d, %d iterations, %+v)", len(x), len(prev), first, n, st), func() error {
+			return rt.SweepChebyshev(x, prev, first, n, st)
 		}
 	case 17:
 		x, st := a.state(), a.stream()
@@ -342,6 +342,13 @@ func (a *gpuAPI[T]) call() {
 	case 29:
 		sc := gibbsrt.Scheme{Kind: gibbsrt.Forward, Omega: 1, Form: gibbsrt.Form(pickOf(rng, 0, 2))}
 		what, f = fmt.Sprintf("SetScheme(%+v)", sc), func() error { return rt.SetScheme(sc) }
+	case 30:
+		x, sweeps, st, tr := a.state(), a.int(), a.stream(), a.trace()
+		args = [][]T{x}
+		what, f = fmt.Sprintf("SweepMoments(%d elements, %d sweeps, %+v, %+v)", len(x), sweeps, st, tr), func() error {
+			_, err := rt.SweepMoments(x, sweeps, st, tr)
+			return err
+		}
 	}
 	before := make([][]T, len(args))
 	for i, s := range args {

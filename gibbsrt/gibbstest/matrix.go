@@ -134,7 +134,7 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			t.Fatal(err)
 		}
 		got, gotP := append([]T(nil), x0...), append([]T(nil), p0...)
-		if err := rt.SweepChebyshevHost(got, gotP, 2, 5, st); err != nil {
+		if err := rt.SweepChebyshev(got, gotP, 2, 5, st); err != nil {
 			t.Fatal(err)
 		}
 		requireEqual(t, "Chebyshev iterates", got, want, d)

@@ -284,7 +284,7 @@ func GPURelaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 						t.Fatal(err)
 					}
 					gx, gp := append([]T(nil), x0...), append([]T(nil), p0...)
-					if err := rt.SweepChebyshevHost(gx, gp, 3, 5, st); err != nil {
+					if err := rt.SweepChebyshev(gx, gp, 3, 5, st); err != nil {
 						t.Fatal(err)
 					}
 					requireEqual(t, "Chebyshev iterates, GPU vs CPU", gx, wx, d)
@@ -328,7 +328,7 @@ func GPURelaxedDistribution[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			if err := g.SetModel(m.Rows(), m.Mu); err != nil {
 				t.Fatal(err)
 			}
-			CheckChebyshev(t, m, rt.SweepChebyshevHost, chains, rng, 1.2)
+			CheckChebyshev(t, m, rt.SweepChebyshev, chains, rng, 1.2)
 		})
 	}
 	if err := g.SetScheme(gibbsrt.Plain); err != nil {

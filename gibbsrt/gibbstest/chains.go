@@ -1,0 +1,180 @@
+package gibbstest
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/mcstat"
+)
+
+// GPUChains checks that the package's Sampler and Reference, used through
+// gibbsrt.Chains alone, answer every call alike: the same states, records,
+// moments, schedules and predictions bit for bit, the same errors for the
+// same bad arguments, and ErrClosed after Close. It skips without a GPU.
+func GPUChains[T gibbsrt.Float](t *testing.T, h Harness[T]) {
+	g := OpenGPU(t, h)
+	r, ok := h.NewReference().(gibbsrt.Chains[T])
+	if !ok {
+		t.Fatal("the package's Reference is not a gibbsrt.Chains")
+	}
+	m := AR1(h.Dim, 0.6, NonzeroMean(h.Dim))
+	if err := CompareChains(g, r, m, 300, 7); err != nil {
+		t.Fatalf("Sampler vs Reference through Chains: %v", err)
+	}
+}
+
+// CompareChains runs one sequence of Chains calls on a and b from the same
+// random state (chains chains, stream seed seed) and returns the first
+// difference between their answers, or nil: plain sweeps, a trace, moments,
+// a scheme with ω chosen from m, Chebyshev iterations, exact draws, bad
+// arguments, and calls after Close, which it makes on both. An exact draw
+// that one side refuses with a MissingKernelError (a package without the
+// Matrix strategy) is a documented difference, and skipped.
+func CompareChains[T gibbsrt.Float](a, b gibbsrt.Chains[T], m Model, chains int, seed uint64) error {
+	d := a.Dim()
+	if b.Dim() != d || len(m.Mu) != d {
+		return fmt.Errorf("dims %d and %d, model %d", d, b.Dim(), len(m.Mu))
+	}
+	x := randomState[T](rand.New(rand.NewPCG(seed, 1)), chains, d)
+	xa, xb := slices.Clone(x), slices.Clone(x)
+	st := gibbsrt.Stream{Seed: seed, Sweep: 3, Chain: 1 << 20}
+	// step calls f on both and compares the errors and the states.
+	step := func(what string, f func(c gibbsrt.Chains[T], x []T) error) error {
+		ea, eb := f(a, xa), f(b, xb)
+		if err := sameError(ea, eb); err != nil {
+			return fmt.Errorf("%s: %v", what, err)
+		}
+		if i := equalBits(xa, xb); i >= 0 {
+			return fmt.Errorf("%s: states differ first at chain %d coordinate %d: %v vs %v", what, i/d, i%d, xa[i], xb[i])
+		}
+		return nil
+	}
+	// answer compares what a call returns besides its error.
+	answer := func(what string, f func(c gibbsrt.Chains[T], x []T) (any, error)) error {
+		var va, vb any
+		err := step(what, func(c gibbsrt.Chains[T], x []T) error {
+			v, err := f(c, x)
+			if c == a {
+				va = v
+			} else {
+				vb = v
+			}
+			return err
+		})
+		// Printed, Go's floats round-trip exactly, and NaN equals NaN.
+		if err == nil && fmt.Sprintf("%+v", va) != fmt.Sprintf("%+v", vb) {
+			err = fmt.Errorf("%s: %v vs %v", what, va, vb)
+		}
+		return err
+	}
+	tr := gibbsrt.Trace{Thin: 2, FirstChain: 1, Chains: min(chains-1, 40), Coords: []int{0, d - 1}}
+	if d == 1 {
+		tr.Coords = nil
+	}
+	steps := []error{
+		step("SetModel", func(c gibbsrt.Chains[T], _ []T) error { return c.SetModel(m.Rows(), m.Mu) }),
+		step("Sweep", func(c gibbsrt.Chains[T], x []T) error { return c.Sweep(x, 5, st) }),
+		answer("SweepTrace", func(c gibbsrt.Chains[T], x []T) (any, error) {
+			out := make([]T, gibbsrt.Records(tr.Thin, st.Sweep+5, 7)*tr.Chains*len(m.Mu)+3)
+			n, err := c.SweepTrace(x, 7, gibbsrt.Stream{Seed: st.Seed, Sweep: st.Sweep + 5, Chain: st.Chain}, tr, out)
+			return fmt.Sprint(n, bitsOfAll(out)), err
+		}),
+		answer("SweepMoments", func(c gibbsrt.Chains[T], x []T) (any, error) {
+			mo, err := c.SweepMoments(x, 9, gibbsrt.Stream{Seed: st.Seed, Sweep: st.Sweep + 12, Chain: st.Chain}, tr)
+			return momentBits(mo), err
+		}),
+		step("SetScheme", func(c gibbsrt.Chains[T], _ []T) error { return c.SetScheme(gibbsrt.Scheme{Kind: gibbsrt.Symmetric}) }),
+		answer("Scheme", func(c gibbsrt.Chains[T], _ []T) (any, error) { return c.Scheme(), nil }),
+		answer("Mixing", func(c gibbsrt.Chains[T], _ []T) (any, error) { return c.Mixing() }),
+		answer("Chebyshev", func(c gibbsrt.Chains[T], _ []T) (any, error) { return c.Chebyshev() }),
+		func() error {
+			pa, pb := slices.Clone(xa), slices.Clone(xb)
+			return answer("SweepChebyshev", func(c gibbsrt.Chains[T], x []T) (any, error) {
+				prev := pa
+				if c == b {
+					prev = pb
+				}
+				err := c.SweepChebyshev(x, prev, 0, 6, gibbsrt.Stream{Seed: st.Seed, Sweep: st.Sweep + 21})
+				return bitsOfAll(prev), err
+			})
+		}(),
+		func() error {
+			ea, eb := a.DrawExact(slices.Clone(xa), st), b.DrawExact(slices.Clone(xb), st)
+			if isMissing(ea) != isMissing(eb) {
+				return nil // a package without Matrix: documented
+			}
+			return step("DrawExact", func(c gibbsrt.Chains[T], x []T) error {
+				return c.DrawExact(x, gibbsrt.Stream{Seed: st.Seed, Sweep: 99})
+			})
+		}(),
+		step("Sweep after DrawExact", func(c gibbsrt.Chains[T], x []T) error {
+			return c.Sweep(x, 2, gibbsrt.Stream{Seed: st.Seed, Sweep: 100})
+		}),
+		// Bad arguments: the same refusal, nothing changed.
+		step("Sweep of a partial chain", func(c gibbsrt.Chains[T], x []T) error { return c.Sweep(x[:len(x)-1], 1, st) }),
+		step("Sweep of -1 sweeps", func(c gibbsrt.Chains[T], x []T) error { return c.Sweep(x, -1, st) }),
+		step("SweepTrace into too little", func(c gibbsrt.Chains[T], x []T) error {
+			_, err := c.SweepTrace(x, 4, st, gibbsrt.Trace{Thin: 1}, make([]T, 1))
+			return err
+		}),
+		step("SweepChebyshev with a short prev", func(c gibbsrt.Chains[T], x []T) error {
+			return c.SweepChebyshev(x, make([]T, d), 0, 1, st)
+		}),
+		step("SetScheme of ω 2", func(c gibbsrt.Chains[T], _ []T) error { return c.SetScheme(gibbsrt.Scheme{Omega: 2}) }),
+		step("Close", func(c gibbsrt.Chains[T], _ []T) error { return c.Close() }),
+		step("Sweep after Close", func(c gibbsrt.Chains[T], x []T) error {
+			if err := c.Sweep(x, 1, st); !errors.Is(err, gibbsrt.ErrClosed) {
+				return fmt.Errorf("%v, want ErrClosed", err)
+			}
+			return nil
+		}),
+	}
+	for _, err := range steps { // all ran; the first difference explains the rest
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sameError compares two calls' errors: both nil, or the same message.
+func sameError(a, b error) error {
+	switch {
+	case a == nil && b == nil:
+		return nil
+	case a == nil || b == nil || a.Error() != b.Error():
+		return fmt.Errorf("errors differ: %v vs %v", a, b)
+	}
+	return nil
+}
+
+func isMissing(err error) bool {
+	_, ok := errors.AsType[*gibbsrt.MissingKernelError](err)
+	return ok
+}
+
+// bitsOfAll is v's bit patterns, for comparing answers bit for bit.
+func bitsOfAll[T gibbsrt.Float](v []T) []uint64 {
+	out := make([]uint64, len(v))
+	for i, x := range v {
+		out[i] = bitsOf(x)
+	}
+	return out
+}
+
+// momentBits is m's count, mean and comoments as bits (nil for nil).
+func momentBits(m *mcstat.Moments) []uint64 {
+	if m == nil {
+		return nil
+	}
+	out := []uint64{math.Float64bits(m.Count())}
+	for _, v := range append(m.Mean(), m.Comoments()...) {
+		out = append(out, math.Float64bits(v))
+	}
+	return out
+}
