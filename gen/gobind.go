@@ -13,6 +13,7 @@ import (
 
 const (
 	mcstatPath = "github.com/gibbsgen/gibbsgen/mcstat"
+	mixingPath = "github.com/gibbsgen/gibbsgen/mixing"
 	rtPath     = "github.com/gibbsgen/gibbsgen/gibbsrt"
 	testPath   = "github.com/gibbsgen/gibbsgen/gibbsrt/gibbstest"
 )
@@ -106,7 +107,7 @@ func groupImports(src []byte) ([]byte, error) {
 func rt(name string) *jen.Statement { return jen.Qual(rtPath, name) }
 
 // generic names gibbsrt's types that take the element type.
-var generic = map[string]bool{"DeviceState": true, "HostState": true, "DeviceTrace": true, "RunOptions": true}
+var generic = map[string]bool{"DeviceState": true, "HostState": true, "DeviceTrace": true, "RunOptions": true, "Chains": true, "Reference": true}
 
 // lineComment renders text as // comment lines; jennifer would otherwise
 // wrap multi-line text in a /* */ block, which Go rarely uses for docs.
@@ -127,9 +128,10 @@ type forward struct {
 }
 
 var (
-	qParams = []jen.Code{jen.Id("Q").Index().Index().Float64(), jen.Id("mu").Index().Float64()}
-	qArgs   = []jen.Code{jen.Id("Q"), jen.Id("mu")}
-	errRes  = []jen.Code{jen.Error()}
+	chebArgs = []jen.Code{jen.Id("x"), jen.Id("prev"), jen.Id("first"), jen.Id("iterations"), jen.Id("st")}
+	qParams  = []jen.Code{jen.Id("Q").Index().Index().Float64(), jen.Id("mu").Index().Float64()}
+	qArgs    = []jen.Code{jen.Id("Q"), jen.Id("mu")}
+	errRes   = []jen.Code{jen.Error()}
 )
 
 // elem is the Go element type of the spec's state.
@@ -159,9 +161,20 @@ func noiseForward(s Spec) forward {
 }
 
 func exactForward(s Spec) forward {
-	return forward{"DrawExact", fmt.Sprintf("DrawExact replaces each chain of x, the row-major [chains][%d] state, by\nan exact draw from N(mu, Q⁻¹), made with the normals of stream sweep\nst.Sweep (see gibbsrt.Reference.DrawExact): chains started so need no\nburn-in; sweep them from st.Sweep+1 on. The GPU draws them with the\nMatrix strategy: a package without it returns gibbsrt.MissingKernelError.", s.Dim),
+	return forward{"DrawExact", fmt.Sprintf("DrawExact replaces each chain of x, the row-major [chains][%d] state, by\nan exact draw from N(mu, Q⁻¹), made with the normals of stream sweep\nst.Sweep (see gibbsrt.Reference.DrawExact): chains started so need no\nburn-in; sweep them from st.Sweep+1 on. %s", s.Dim, exactDoc(s)),
 		[]jen.Code{jen.Id("x").Index().Add(elem(s)), jen.Id("st").Id("Stream")},
 		[]jen.Code{jen.Id("x"), jen.Id("st")}, errRes}
+}
+
+// exactDoc says whether the package's GPU sampler can draw exactly: it
+// needs the Matrix strategy, which --strategy may have left out.
+func exactDoc(s Spec) string {
+	for _, k := range s.Kernels() {
+		if k.Role == kernels.Sweep && k.Strategy == kernels.Matrix {
+			return "The GPU\ndraws them with the Matrix strategy."
+		}
+	}
+	return "This package\nwas generated without the Matrix strategy, which draws them on the GPU:\nit returns MissingKernelError (the twin, Reference, draws them)."
 }
 
 func schemeForward() forward {
@@ -192,6 +205,10 @@ sweeps are split into calls. SetScheme selects backward or symmetric
 sweeps and over-relaxation, and SweepChebyshev accelerates burn-in (see
 gibbsrt.Scheme). The stream, the update order and the rounding are
 specified in package gibbsrt.
+
+Open returns the GPU sampler on device 0 (New) or, without a driver or
+device, the twin (NewReference), and says which; both are Chains, with
+the same methods and the same results.
 
 The GPU code (%s) was built for %s by nvcc %s.
 The driver library libcuda.so.1 is opened at run time: building this
@@ -230,6 +247,7 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 		jen.Id("FormSequential").Op("=").Add(rt("FormSequential")),
 		jen.Id("FormMatrix").Op("=").Add(rt("FormMatrix")),
 	)
+	reexports(f)
 
 	for _, a := range []struct{ name, doc string }{
 		{"Trace", "Trace selects the states a sweep call records (see gibbsrt.Trace)."},
@@ -239,6 +257,8 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 		{"RunOptions", "RunOptions configure Run: chunk size, trace, device moments, progress."},
 		{"Scheme", "Scheme is how sweeps update the chains: the order of each sweep's\ncoordinate updates and the over-relaxation ω (see gibbsrt.Scheme)."},
 		{"Mixing", "Mixing is what a scheme predicts on the model: the ω in use, the rate\nof the mean error and autocorrelation times (see gibbsrt.Mixing)."},
+		{"Chains", "Chains is what Sampler and Reference both offer, with the same argument\ntypes and the same bits (see gibbsrt.Chains); Open returns one."},
+		{"Reference", "Reference is the pure-Go twin of the GPU sampler: same stream, same\nupdate order, same rounding, so its states equal the GPU's bit for bit\n(see gibbsrt.Reference). Make it with NewReference."},
 	} {
 		f.Comment(lineComment(a.doc))
 		t := rt(a.name)
@@ -315,16 +335,34 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 		{"Run", "Run runs sweeps sweeps on x in chunks, with progress reports,\ncancellation between chunks, and an optional trace whose records'\nmoments it accumulates on the device (see gibbsrt.Sampler.Run). It\nreturns the number of sweeps done.",
 			[]jen.Code{jen.Id("ctx").Qual("context", "Context"), jen.Id("x").Op("*").Id("DeviceState"), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream"), jen.Id("o").Id("RunOptions")},
 			[]jen.Code{jen.Id("ctx"), jen.Id("x"), jen.Id("sweeps"), jen.Id("st"), jen.Id("o")}, []jen.Code{jen.Int(), jen.Error()}},
-		{"SweepChebyshev", "SweepChebyshev runs iterations Chebyshev-accelerated symmetric sweeps on\nx, with prev its previous iterates (as many chains), for burn-in; first\nis the index of the first iteration (0 to start, with prev equal to x).\nSee gibbsrt.Sampler.SweepChebyshev.",
+		{"SweepChebyshev", "SweepChebyshev runs iterations Chebyshev-accelerated symmetric sweeps on\nthe host state x, with prev its previous iterates (as many chains), for\nburn-in; first is the index of the first iteration (0 to start, with\nprev equal to x). See gibbsrt.Sampler.SweepChebyshev.",
+			[]jen.Code{jen.List(jen.Id("x"), jen.Id("prev")).Index().Add(elem(s)), jen.List(jen.Id("first"), jen.Id("iterations")).Int(), jen.Id("st").Id("Stream")},
+			chebArgs, errRes},
+		{"SweepChebyshevDevice", "SweepChebyshevDevice is SweepChebyshev on device-resident states, queued.",
 			[]jen.Code{jen.List(jen.Id("x"), jen.Id("prev")).Op("*").Id("DeviceState"), jen.List(jen.Id("first"), jen.Id("iterations")).Int(), jen.Id("st").Id("Stream")},
-			[]jen.Code{jen.Id("x"), jen.Id("prev"), jen.Id("first"), jen.Id("iterations"), jen.Id("st")}, errRes},
+			chebArgs, errRes},
+		{"SweepMoments", "SweepMoments is Sweep that records states as tr says and returns their\ncount, mean and covariance, reduced on the device (see\ngibbsrt.Sampler.SweepMoments).",
+			[]jen.Code{jen.Id("x").Index().Add(elem(s)), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream"), jen.Id("tr").Id("Trace")},
+			[]jen.Code{jen.Id("x"), jen.Id("sweeps"), jen.Id("st"), jen.Id("tr")}, []jen.Code{jen.Op("*").Qual(mcstatPath, "Moments"), jen.Error()}},
 		exactForward(s),
-		{"DrawExactDevice", "DrawExactDevice is DrawExact on device-resident state, queued.",
+		{"DrawExactDevice", "DrawExactDevice is DrawExact on device-resident state, queued. " + exactDoc(s),
 			[]jen.Code{jen.Id("x").Op("*").Id("DeviceState"), jen.Id("st").Id("Stream")},
 			[]jen.Code{jen.Id("x"), jen.Id("st")}, errRes},
 		{"Synchronize", "Synchronize waits for the queued work; a kernel's error surfaces here.", nil, nil, errRes},
-		noiseForward(s),
-		{"Close", "Close releases the device resources. It is idempotent; any later call\nreturns gibbsrt.ErrClosed.", nil, nil, errRes},
+		{"Close", "Close releases the device resources. It is idempotent; any later call\nreturns ErrClosed.", nil, nil, errRes},
+		{"Dim", "Dim returns the dimension, Dim.", nil, nil, []jen.Code{jen.Int()}},
+		{"Scheme", "Scheme returns the scheme set.", nil, nil, []jen.Code{jen.Id("Scheme")}},
+		{"Chebyshev", "Chebyshev returns the schedule SweepChebyshev follows on the model.", nil, nil,
+			[]jen.Code{jen.Qual(mixingPath, "Chebyshev"), jen.Error()}},
+		{"Strategies", "Strategies returns the strategies this package holds, in table order.", nil, nil, []jen.Code{jen.Index().Id("Strategy")}},
+		{"Device", "Device returns the GPU the sampler runs on.", nil, nil, []jen.Code{jen.Id("Device")}},
+		{"Specialization", "Specialization reports the current model's per-model kernel: compiling,\nready or failed (and why), and what compiling it cost.", nil, nil, []jen.Code{jen.Id("Specialization")}},
+		{"WaitSpecialization", "WaitSpecialization waits until the current model's per-model kernel is\nready or has failed, and returns Specialization.", nil, nil, []jen.Code{jen.Id("Specialization")}},
+	}
+	// SweepNoise only where the package has its kernel (a chain per
+	// thread): elsewhere the method could only fail.
+	if hasRole(s, kernels.SweepNoise) {
+		samplerMethods = append(samplerMethods, noiseForward(s))
 	}
 	for _, m := range samplerMethods {
 		emitForward(f, "Sampler", "s", jen.Id("s").Dot("s"), m)
@@ -332,26 +370,18 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 	f.Comment(lineComment("Runtime returns the underlying gibbsrt sampler, for its test entry points\nand the strategies it holds."))
 	f.Func().Params(jen.Id("s").Op("*").Id("Sampler")).Id("Runtime").Params().Op("*").Add(rt("Sampler").Types(elem(s))).Block(jen.Return(jen.Id("s").Dot("s")))
 
-	f.Comment(lineComment("Reference is the pure-Go twin of the GPU sampler: same stream, same\nupdate order, same float32 rounding, so its states equal the GPU's bit\nfor bit. It is safe for concurrent use on disjoint states once SetModel\nhas returned."))
-	f.Type().Id("Reference").Struct(jen.Id("r").Add(rt("Reference").Types(elem(s))))
-	f.Comment("NewReference returns a CPU sampler with no model set.")
-	f.Func().Id("NewReference").Params().Op("*").Id("Reference").Block(jen.Return(jen.Op("&").Id("Reference").Values()))
-	refMethods := []forward{
-		{"SetModel", "SetModel validates and installs the model, as Sampler.SetModel does.", qParams,
-			append([]jen.Code{jen.Id("Dim")}, qArgs...), errRes},
-		schemeForward(),
-		mixingForward(),
-		sweepForward(s),
-		{"SweepChebyshev", "SweepChebyshev is Sampler.SweepChebyshev on host states x and prev.",
-			[]jen.Code{jen.List(jen.Id("x"), jen.Id("prev")).Index().Add(elem(s)), jen.List(jen.Id("first"), jen.Id("iterations")).Int(), jen.Id("st").Id("Stream")},
-			[]jen.Code{jen.Id("x"), jen.Id("prev"), jen.Id("first"), jen.Id("iterations"), jen.Id("st")}, errRes},
-		traceForward(s),
-		noiseForward(s),
-		exactForward(s),
-	}
-	for _, m := range refMethods {
-		emitForward(f, "Reference", "r", jen.Id("r").Dot("r"), m)
-	}
+	f.Comment(lineComment("NewReference returns the CPU twin of this package's sampler, with no model\nset."))
+	f.Func().Id("NewReference").Params().Op("*").Id("Reference").Block(jen.Return(rt("NewReference").Types(elem(s)).Call(jen.Id("Dim"))))
+
+	f.Comment(lineComment("Open opens CUDA device 0 with New, or, where there is no driver or\ndevice, makes the CPU twin with NewReference; Choice says which, and\nwhy no GPU (see gibbsrt.Open). Other errors of New are returned."))
+	f.Func().Id("Open").Params().Params(jen.Id("Chains"), jen.Id("Choice"), jen.Error()).Block(
+		jen.Return(rt("OpenWith").Types(elem(s)).Call(jen.Id("New"), jen.Id("NewReference"))))
+
+	f.Comment("Both samplers are Chains.")
+	f.Var().Defs(
+		jen.Id("_").Id("Chains").Op("=").Parens(jen.Op("*").Id("Sampler")).Parens(jen.Nil()),
+		jen.Id("_").Id("Chains").Op("=").Parens(jen.Op("*").Id("Reference")).Parens(jen.Nil()),
+	)
 	return f
 }
 
@@ -388,6 +418,7 @@ func testFile(s Spec, b Build) *jen.File {
 		{"TestGPU", "GPU", "GPU: kernels equal the CPU twin bit for bit; skips without a driver or device."},
 		{"TestGPURelaxed", "GPURelaxed", "GPU: every scheme and Chebyshev iterations equal the CPU twin bit for bit."},
 		{"TestGPUClose", "GPUClose", "GPU: Close is idempotent and later calls fail; skips without a device."},
+		{"TestGPUChains", "GPUChains", "GPU: Sampler and Reference through gibbsrt.Chains: the same answers bit for bit, the same errors."},
 		{"TestGPUAPI", "GPUAPI", "GPU: random and extreme arguments to every method, before and after Close: no panic, failed calls change nothing, ErrClosed after Close."},
 		{"TestGPUDistribution", "GPUDistribution", "GPU: closed-form checks at 1M chains, GPU = CPU after 1000 sweeps, tails."},
 		{"TestGPURelaxedDistribution", "GPURelaxedDistribution", "GPU: the schemes' and Chebyshev's closed-form checks at 1M chains."},
