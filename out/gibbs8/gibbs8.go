@@ -16,6 +16,10 @@
 // gibbsrt.Scheme). The stream, the update order and the rounding are
 // specified in package gibbsrt.
 //
+// Open returns the GPU sampler on device 0 (New) or, without a driver or
+// device, the twin (NewReference), and says which; both are Chains, with
+// the same methods and the same results.
+//
 // The GPU code (gibbs8.fatbin) was built for sm_75, sm_80, sm_90, compute_75 by nvcc 11.8.89.
 // The driver library libcuda.so.1 is opened at run time: building this
 // package needs neither cgo nor the CUDA toolkit.
@@ -27,6 +31,7 @@ import (
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
 	mcstat "github.com/gibbsgen/gibbsgen/mcstat"
+	mixing "github.com/gibbsgen/gibbsgen/mixing"
 )
 
 // These assert at compile time that this package and the gibbsrt it is
@@ -73,6 +78,76 @@ const (
 	FormMatrix     = gibbsrt.FormMatrix
 )
 
+// Scheme's fields: the kind of sweep, what an automatic ω optimizes, and
+// the arithmetic (see gibbsrt.SweepKind, gibbsrt.Tune, gibbsrt.Form).
+type (
+	SweepKind = gibbsrt.SweepKind
+	Tune      = gibbsrt.Tune
+	Form      = gibbsrt.Form
+)
+
+// What an automatic ω (Scheme.Omega = 0) optimizes (see gibbsrt.Tune).
+const (
+	TuneMean    = gibbsrt.TuneMean
+	TuneSquares = gibbsrt.TuneSquares
+)
+
+// Plain is plain Gibbs sampling, the default scheme: forward sweeps, ω = 1.
+var (
+	Plain = gibbsrt.Plain
+)
+
+// The limits and margins of the runtime's tuning and checks (see gibbsrt):
+// the largest dim whose ω is chosen by eigenanalysis, the Chebyshev
+// schedule's margin on λmin, the most Chebyshev iterations, the symmetry
+// tolerance of SetModel, and the largest sweep index of the stream.
+const (
+	AnalysisMaxDim         = gibbsrt.AnalysisMaxDim
+	ChebyshevMargin        = gibbsrt.ChebyshevMargin
+	MaxChebyshevIterations = gibbsrt.MaxChebyshevIterations
+	SymmetryTolerance      = gibbsrt.SymmetryTolerance
+	MaxSweepIndex          = gibbsrt.MaxSweepIndex
+)
+
+// What Open chose and why (see gibbsrt.Choice), the GPU a Sampler runs on,
+// and the state of its per-model kernel (see gibbsrt.Specialization).
+type (
+	Choice              = gibbsrt.Choice
+	Backend             = gibbsrt.Backend
+	Device              = gibbsrt.Device
+	Specialization      = gibbsrt.Specialization
+	SpecializationState = gibbsrt.SpecializationState
+)
+
+// The samplers Open chooses between (see gibbsrt.Backend).
+const (
+	OnGPU  = gibbsrt.OnGPU
+	OnTwin = gibbsrt.OnTwin
+)
+
+// Where the per-model kernel stands (see gibbsrt.SpecializationState).
+const (
+	NoSpecialization = gibbsrt.NoSpecialization
+	Compiling        = gibbsrt.Compiling
+	Ready            = gibbsrt.Ready
+	Failed           = gibbsrt.Failed
+)
+
+// The errors callers tell apart: a model SetModel refuses, and a call
+// that needs a kernel this package was generated without.
+type (
+	ModelError         = gibbsrt.ModelError
+	MissingKernelError = gibbsrt.MissingKernelError
+)
+
+// ErrClosed is returned by calls after Close; New's error wraps ErrNoDriver
+// without libcuda.so.1 and ErrNoDevice without a device.
+var (
+	ErrClosed   = gibbsrt.ErrClosed
+	ErrNoDriver = gibbsrt.ErrNoDriver
+	ErrNoDevice = gibbsrt.ErrNoDevice
+)
+
 // Trace selects the states a sweep call records (see gibbsrt.Trace).
 type Trace = gibbsrt.Trace
 
@@ -98,6 +173,15 @@ type Scheme = gibbsrt.Scheme
 // Mixing is what a scheme predicts on the model: the ω in use, the rate
 // of the mean error and autocorrelation times (see gibbsrt.Mixing).
 type Mixing = gibbsrt.Mixing
+
+// Chains is what Sampler and Reference both offer, with the same argument
+// types and the same bits (see gibbsrt.Chains); Open returns one.
+type Chains = gibbsrt.Chains[float32]
+
+// Reference is the pure-Go twin of the GPU sampler: same stream, same
+// update order, same rounding, so its states equal the GPU's bit for bit
+// (see gibbsrt.Reference). Make it with NewReference.
+type Reference = gibbsrt.Reference[float32]
 
 //go:embed gibbs8.fatbin
 var fatbin []byte
@@ -232,23 +316,36 @@ func (s *Sampler) Run(ctx context.Context, x *DeviceState, sweeps int, st Stream
 }
 
 // SweepChebyshev runs iterations Chebyshev-accelerated symmetric sweeps on
-// x, with prev its previous iterates (as many chains), for burn-in; first
-// is the index of the first iteration (0 to start, with prev equal to x).
-// See gibbsrt.Sampler.SweepChebyshev.
-func (s *Sampler) SweepChebyshev(x, prev *DeviceState, first, iterations int, st Stream) error {
+// the host state x, with prev its previous iterates (as many chains), for
+// burn-in; first is the index of the first iteration (0 to start, with
+// prev equal to x). See gibbsrt.Sampler.SweepChebyshev.
+func (s *Sampler) SweepChebyshev(x, prev []float32, first, iterations int, st Stream) error {
 	return s.s.SweepChebyshev(x, prev, first, iterations, st)
+}
+
+// SweepChebyshevDevice is SweepChebyshev on device-resident states, queued.
+func (s *Sampler) SweepChebyshevDevice(x, prev *DeviceState, first, iterations int, st Stream) error {
+	return s.s.SweepChebyshevDevice(x, prev, first, iterations, st)
+}
+
+// SweepMoments is Sweep that records states as tr says and returns their
+// count, mean and covariance, reduced on the device (see
+// gibbsrt.Sampler.SweepMoments).
+func (s *Sampler) SweepMoments(x []float32, sweeps int, st Stream, tr Trace) (*mcstat.Moments, error) {
+	return s.s.SweepMoments(x, sweeps, st, tr)
 }
 
 // DrawExact replaces each chain of x, the row-major [chains][8] state, by
 // an exact draw from N(mu, Q⁻¹), made with the normals of stream sweep
 // st.Sweep (see gibbsrt.Reference.DrawExact): chains started so need no
-// burn-in; sweep them from st.Sweep+1 on. The GPU draws them with the
-// Matrix strategy: a package without it returns gibbsrt.MissingKernelError.
+// burn-in; sweep them from st.Sweep+1 on. The GPU
+// draws them with the Matrix strategy.
 func (s *Sampler) DrawExact(x []float32, st Stream) error {
 	return s.s.DrawExact(x, st)
 }
 
-// DrawExactDevice is DrawExact on device-resident state, queued.
+// DrawExactDevice is DrawExact on device-resident state, queued. The GPU
+// draws them with the Matrix strategy.
 func (s *Sampler) DrawExactDevice(x *DeviceState, st Stream) error {
 	return s.s.DrawExactDevice(x, st)
 }
@@ -258,16 +355,53 @@ func (s *Sampler) Synchronize() error {
 	return s.s.Synchronize()
 }
 
+// Close releases the device resources. It is idempotent; any later call
+// returns ErrClosed.
+func (s *Sampler) Close() error {
+	return s.s.Close()
+}
+
+// Dim returns the dimension, Dim.
+func (s *Sampler) Dim() int {
+	return s.s.Dim()
+}
+
+// Scheme returns the scheme set.
+func (s *Sampler) Scheme() Scheme {
+	return s.s.Scheme()
+}
+
+// Chebyshev returns the schedule SweepChebyshev follows on the model.
+func (s *Sampler) Chebyshev() (mixing.Chebyshev, error) {
+	return s.s.Chebyshev()
+}
+
+// Strategies returns the strategies this package holds, in table order.
+func (s *Sampler) Strategies() []Strategy {
+	return s.s.Strategies()
+}
+
+// Device returns the GPU the sampler runs on.
+func (s *Sampler) Device() Device {
+	return s.s.Device()
+}
+
+// Specialization reports the current model's per-model kernel: compiling,
+// ready or failed (and why), and what compiling it cost.
+func (s *Sampler) Specialization() Specialization {
+	return s.s.Specialization()
+}
+
+// WaitSpecialization waits until the current model's per-model kernel is
+// ready or has failed, and returns Specialization.
+func (s *Sampler) WaitSpecialization() Specialization {
+	return s.s.WaitSpecialization()
+}
+
 // SweepNoise is Sweep with caller-supplied normals: noise[(k*8+i)*chains+c]
 // is the normal for sweep k, coordinate i of chain c.
 func (s *Sampler) SweepNoise(x, noise []float32, sweeps int) error {
 	return s.s.SweepNoise(x, noise, sweeps)
-}
-
-// Close releases the device resources. It is idempotent; any later call
-// returns gibbsrt.ErrClosed.
-func (s *Sampler) Close() error {
-	return s.s.Close()
 }
 
 // Runtime returns the underlying gibbsrt sampler, for its test entry points
@@ -276,68 +410,21 @@ func (s *Sampler) Runtime() *gibbsrt.Sampler[float32] {
 	return s.s
 }
 
-// Reference is the pure-Go twin of the GPU sampler: same stream, same
-// update order, same float32 rounding, so its states equal the GPU's bit
-// for bit. It is safe for concurrent use on disjoint states once SetModel
-// has returned.
-type Reference struct {
-	r gibbsrt.Reference[float32]
-}
-
-// NewReference returns a CPU sampler with no model set.
+// NewReference returns the CPU twin of this package's sampler, with no model
+// set.
 func NewReference() *Reference {
-	return &Reference{}
+	return gibbsrt.NewReference[float32](Dim)
 }
 
-// SetModel validates and installs the model, as Sampler.SetModel does.
-func (r *Reference) SetModel(Q [][]float64, mu []float64) error {
-	return r.r.SetModel(Dim, Q, mu)
+// Open opens CUDA device 0 with New, or, where there is no driver or
+// device, makes the CPU twin with NewReference; Choice says which, and
+// why no GPU (see gibbsrt.Open). Other errors of New are returned.
+func Open() (Chains, Choice, error) {
+	return gibbsrt.OpenWith[float32](New, NewReference)
 }
 
-// SetScheme sets how later sweeps update the chains: forward, backward or
-// symmetric sweeps, and the over-relaxation ω (0 chooses it from the
-// model). The default is plain Gibbs (gibbsrt.Plain).
-func (r *Reference) SetScheme(sc Scheme) error {
-	return r.r.SetScheme(sc)
-}
-
-// Mixing returns what the scheme predicts on the model: the ω in use, the
-// mean error's rate per sweep, the sweeps to cut it 1000×, and the
-// autocorrelation times of linear functionals and squared coordinates.
-func (r *Reference) Mixing() (Mixing, error) {
-	return r.r.Mixing()
-}
-
-// Sweep runs sweeps Gibbs sweeps over x, the row-major [chains][8] state,
-// updated in place. st names the random numbers drawn (see Stream); chains
-// = 0 or sweeps = 0 is a no-op.
-func (r *Reference) Sweep(x []float32, sweeps int, st Stream) error {
-	return r.r.Sweep(x, sweeps, st)
-}
-
-// SweepChebyshev is Sampler.SweepChebyshev on host states x and prev.
-func (r *Reference) SweepChebyshev(x, prev []float32, first, iterations int, st Stream) error {
-	return r.r.SweepChebyshev(x, prev, first, iterations, st)
-}
-
-// SweepTrace is Sweep that also records states as tr says into out, a
-// row-major [records][traced chains][traced coordinates] array (see
-// gibbsrt.Trace), and returns the number of records.
-func (r *Reference) SweepTrace(x []float32, sweeps int, st Stream, tr Trace, out []float32) (int, error) {
-	return r.r.SweepTrace(x, sweeps, st, tr, out)
-}
-
-// SweepNoise is Sweep with caller-supplied normals: noise[(k*8+i)*chains+c]
-// is the normal for sweep k, coordinate i of chain c.
-func (r *Reference) SweepNoise(x, noise []float32, sweeps int) error {
-	return r.r.SweepNoise(x, noise, sweeps)
-}
-
-// DrawExact replaces each chain of x, the row-major [chains][8] state, by
-// an exact draw from N(mu, Q⁻¹), made with the normals of stream sweep
-// st.Sweep (see gibbsrt.Reference.DrawExact): chains started so need no
-// burn-in; sweep them from st.Sweep+1 on. The GPU draws them with the
-// Matrix strategy: a package without it returns gibbsrt.MissingKernelError.
-func (r *Reference) DrawExact(x []float32, st Stream) error {
-	return r.r.DrawExact(x, st)
-}
+// Both samplers are Chains.
+var (
+	_ Chains = (*Sampler)(nil)
+	_ Chains = (*Reference)(nil)
+)

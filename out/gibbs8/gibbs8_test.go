@@ -65,6 +65,11 @@ func TestGPUClose(t *testing.T) {
 	gibbstest.GPUClose(t, harness())
 }
 
+// TestGPUChains — GPU: Sampler and Reference through gibbsrt.Chains: the same answers bit for bit, the same errors.
+func TestGPUChains(t *testing.T) {
+	gibbstest.GPUChains(t, harness())
+}
+
 // TestGPUAPI — GPU: random and extreme arguments to every method, before and after Close: no panic, failed calls change nothing, ErrClosed after Close.
 func TestGPUAPI(t *testing.T) {
 	gibbstest.GPUAPI(t, harness())
