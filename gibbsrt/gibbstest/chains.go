@@ -26,6 +26,58 @@ func GPUChains[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	if err := CompareChains(g, r, m, 300, 7); err != nil {
 		t.Fatalf("Sampler vs Reference through Chains: %v", err)
 	}
+	t.Run("Lengths", func(t *testing.T) { gpuLengths(t, h, m) })
+}
+
+// gpuLengths checks the argument rules on the device: DeviceTrace.Download
+// writes the prefix of a longer output and leaves the rest, and empty
+// Coords trace what nil Coords do, the twin's records bit for bit.
+func gpuLengths[T gibbsrt.Float](t *testing.T, h Harness[T], m Model) {
+	g := OpenGPU(t, h)
+	rt := g.Runtime()
+	r := h.reference(t, m)
+	if err := g.SetModel(m.Rows(), m.Mu); err != nil {
+		t.Fatal(err)
+	}
+	const chains, sweeps = 70, 6
+	x0 := randomState[T](rand.New(rand.NewPCG(5, 5)), chains, h.Dim)
+	st := gibbsrt.Stream{Seed: 11}
+	tr := gibbsrt.Trace{Thin: 2, Coords: []int{}}
+	records := gibbsrt.Records(tr.Thin, st.Sweep, sweeps)
+	size := records * chains * h.Dim
+	want := make([]T, size)
+	if _, err := r.SweepTrace(slices.Clone(x0), sweeps, st, gibbsrt.Trace{Thin: 2}, want); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := rt.NewDeviceState(chains)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Upload(x0); err != nil {
+		t.Fatal(err)
+	}
+	dt, err := rt.NewDeviceTrace(tr, chains, records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.SweepDeviceTrace(ds, sweeps, st, dt); err != nil {
+		t.Fatal(err)
+	}
+	const mark = -4321
+	got := make([]T, size+7)
+	for i := range got {
+		got[i] = mark
+	}
+	if err := dt.Download(got); err != nil {
+		t.Fatalf("Download into %d elements for %d: %v", len(got), size, err)
+	}
+	requireEqual(t, "device trace with empty Coords vs the twin's with nil", got[:size], want, h.Dim)
+	if slices.ContainsFunc(got[size:], func(v T) bool { return v != mark }) {
+		t.Error("Download wrote past the records")
+	}
+	if err := dt.Download(got[:size-1]); err == nil {
+		t.Error("Download into one element too few succeeded")
+	}
 }
 
 // CompareChains runs one sequence of Chains calls on a and b from the same
