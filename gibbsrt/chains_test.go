@@ -133,3 +133,13 @@ func TestSweepMomentsIsTraceMoments(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroTwin: a Reference not made by NewReference has no dim, and
+// SetModel says so and how to make one.
+func TestZeroTwin(t *testing.T) {
+	var r Reference[float64]
+	err := r.SetModel([][]float64{{1}}, []float64{0})
+	if _, ok := errors.AsType[*ModelError](err); !ok || !strings.Contains(err.Error(), "dim = 0; it must be at least 1 (make it with NewReference(dim))") {
+		t.Errorf("SetModel of a zero Reference: %v", err)
+	}
+}

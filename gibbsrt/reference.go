@@ -112,6 +112,9 @@ func (r *Reference[T]) SetModel(Q [][]float64, mu []float64) error {
 	if r.closed.Load() {
 		return ErrClosed
 	}
+	if r.dim < 1 { // a zero Reference, say
+		return modelErr(-1, -1, "the twin's dim = %d; it must be at least 1 (make it with NewReference(dim))", r.dim)
+	}
 	p, err := newPlan[T](r.dim, Q, mu, r.Scheme())
 	if err != nil {
 		return err
