@@ -407,10 +407,12 @@ func testFile(s Spec, b Build) *jen.File {
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 				jen.Return(jen.Id("s"), jen.Nil()),
 			),
+			jen.Id("Open"): jen.Id("Open"),
 		})),
 	)
 	for _, t := range []struct{ name, suite, doc string }{
 		{"TestReference", "Reference", "CPU: stream, update order, argument checks."},
+		{"TestOpen", "Open", "Open: the GPU on device 0, or the twin with the reason without one."},
 		{"TestModelValidation", "ModelValidation", "CPU: every SetModel rejection names what failed."},
 		{"TestDistribution", "Distribution", "CPU: moments and lag covariances against closed forms, small sizes."},
 		{"TestNumerics", "Numerics", "CPU: float32 stays within 1e-2 SD of float64 after 1, 10, 1000 sweeps."},

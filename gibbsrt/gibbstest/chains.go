@@ -230,3 +230,46 @@ func momentBits(m *mcstat.Moments) []uint64 {
 	}
 	return out
 }
+
+// Open checks the package's Open: on a machine with a GPU it returns the
+// package's Sampler on device 0, without a driver or device its Reference,
+// with the reason, which wraps ErrNoDriver or ErrNoDevice; either samples.
+func Open[T gibbsrt.Float](t *testing.T, h Harness[T]) {
+	if h.Open == nil {
+		t.Skip("the package has no Open")
+	}
+	c, choice, err := h.Open()
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer c.Close()
+	t.Logf("Open chose %v", choice)
+	switch choice.Backend {
+	case gibbsrt.OnGPU:
+		if _, ok := c.(GPUSampler[T]); !ok || choice.Reason != nil || choice.Device.Name == "" {
+			t.Errorf("Open chose the GPU: %T, %+v", c, choice)
+		}
+	case gibbsrt.OnTwin:
+		if _, ok := c.(*gibbsrt.Reference[T]); !ok || !gibbsrt.Fallback(choice.Reason) {
+			t.Errorf("Open chose the twin: %T, reason %v (want one wrapping ErrNoDriver or ErrNoDevice)", c, choice.Reason)
+		}
+	default:
+		t.Fatalf("Open chose %v", choice)
+	}
+	if c.Dim() != h.Dim {
+		t.Errorf("Open's sampler has dim %d, want %d", c.Dim(), h.Dim)
+	}
+	m := AR1(h.Dim, 0.5, NonzeroMean(h.Dim))
+	x := make([]T, 3*h.Dim)
+	if err := c.SetModel(m.Rows(), m.Mu); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Sweep(x, 2, gibbsrt.Stream{Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]T, len(x))
+	if err := h.reference(t, m).Sweep(want, 2, gibbsrt.Stream{Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	requireEqual(t, "Open's sampler vs the twin", x, want, h.Dim)
+}

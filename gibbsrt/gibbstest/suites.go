@@ -37,6 +37,8 @@ type Harness[T gibbsrt.Float] struct {
 	Dim          int
 	NewReference func() CPUSampler[T]
 	NewGPU       func(device int) (GPUSampler[T], error)
+	// Open is the package's Open; nil in a package generated before it.
+	Open func() (gibbsrt.Chains[T], gibbsrt.Choice, error)
 }
 
 func (h Harness[T]) reference(t testing.TB, m Model) CPUSampler[T] {
