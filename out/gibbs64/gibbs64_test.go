@@ -22,12 +22,18 @@ func harness() gibbstest.Harness[float32] {
 		NewReference: func() gibbstest.CPUSampler[float32] {
 			return NewReference()
 		},
+		Open: Open,
 	}
 }
 
 // TestReference — CPU: stream, update order, argument checks.
 func TestReference(t *testing.T) {
 	gibbstest.Reference(t, harness())
+}
+
+// TestOpen — Open: the GPU on device 0, or the twin with the reason without one.
+func TestOpen(t *testing.T) {
+	gibbstest.Open(t, harness())
 }
 
 // TestModelValidation — CPU: every SetModel rejection names what failed.
