@@ -485,6 +485,17 @@ func GPUClose[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			return err
 		}(),
 		"Synchronize": g.Runtime().Synchronize(),
+		// The rest of Chains, as the twin's (TestTwinClose).
+		"SetScheme": g.SetScheme(gibbsrt.Plain),
+		"Mixing":    func() error { _, err := g.Mixing(); return err }(),
+		"Chebyshev": func() error { _, err := g.Chebyshev(); return err }(),
+		"SweepTrace": func() error {
+			_, err := g.SweepTrace(x, 1, gibbsrt.Stream{}, gibbsrt.Trace{Thin: 1}, make([]T, h.Dim))
+			return err
+		}(),
+		"SweepMoments":   func() error { _, err := g.SweepMoments(x, 1, gibbsrt.Stream{}, gibbsrt.Trace{Thin: 1}); return err }(),
+		"SweepChebyshev": g.SweepChebyshev(x, make([]T, h.Dim), 0, 1, gibbsrt.Stream{}),
+		"DrawExact":      g.DrawExact(x, gibbsrt.Stream{}),
 	} {
 		if !errors.Is(err, gibbsrt.ErrClosed) {
 			t.Errorf("%s after Close: %v, want ErrClosed", name, err)
