@@ -367,7 +367,7 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 	for _, m := range samplerMethods {
 		emitForward(f, "Sampler", "s", jen.Id("s").Dot("s"), m)
 	}
-	f.Comment(lineComment("Runtime returns the underlying gibbsrt sampler, for its test entry points\nand the strategies it holds."))
+	f.Comment(lineComment("Runtime returns the underlying gibbsrt sampler, for its test entry points\n(Philox, Normals, Transform)."))
 	f.Func().Params(jen.Id("s").Op("*").Id("Sampler")).Id("Runtime").Params().Op("*").Add(rt("Sampler").Types(elem(s))).Block(jen.Return(jen.Id("s").Dot("s")))
 
 	f.Comment(lineComment("NewReference returns the CPU twin of this package's sampler, with no model\nset."))

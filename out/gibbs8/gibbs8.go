@@ -405,7 +405,7 @@ func (s *Sampler) SweepNoise(x, noise []float32, sweeps int) error {
 }
 
 // Runtime returns the underlying gibbsrt sampler, for its test entry points
-// and the strategies it holds.
+// (Philox, Normals, Transform).
 func (s *Sampler) Runtime() *gibbsrt.Sampler[float32] {
 	return s.s
 }
