@@ -12,7 +12,9 @@ import (
 // argument types: state in host slices on either side. Code written against
 // it runs on a GPU or on the CPU alike, and gives the same bits on both
 // (Open chooses one). What only a GPU has (device state and traces,
-// strategies, the per-model kernel, SweepNoise) stays on Sampler.
+// strategies, the per-model kernel) stays on Sampler. SweepNoise is on both
+// but not here: generated packages beyond its kernel's dims lack it. Run
+// is not here yet.
 type Chains[T Float] interface {
 	// Dim is the dimension of the chains.
 	Dim() int
