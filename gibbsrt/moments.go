@@ -132,9 +132,10 @@ func newRowMoments[T Float](n, k int) *rowMoments[T] {
 	return &rowMoments[T]{sums: b, k: k, n: n, per: per, partials: make([]float64, blocks*(1+k+k*k)), tile: make([]T, 0, b.tile*k)}
 }
 
-// add adds whole rows, in order.
+// add adds whole rows, in order; rows past the n planned are not
+// counted (callers plan n exactly).
 func (m *rowMoments[T]) add(rows []T) {
-	for len(rows) >= m.k { // whole rows only, so every pass takes one
+	for len(rows) >= m.k && m.row < m.n { // so every pass takes a row
 		end := min(m.n, (m.row/m.per+1)*m.per) // the current block's end
 		take := min(len(rows)/m.k, cap(m.tile)/m.k-len(m.tile)/m.k, end-m.row)
 		m.tile = append(m.tile, rows[:take*m.k]...)
