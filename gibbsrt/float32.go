@@ -30,6 +30,14 @@ func Sqrt32(a float32) float32 { return float32(math.Sqrt(float64(a))) }
 func FMA32(a, b, c float32) float32 {
 	p := float64(float64(a) * float64(b)) // exact; the conversion forbids fusion
 	s := float64(p + float64(c))
+	// The common case, first: rounding to float64 and then to float32 is
+	// monotone, and float32's midpoints are float64 values, so the double
+	// rounding is correct unless s is itself a midpoint (the 29 bits that
+	// float32 drops are 1 and then zeros). Outside float32's normal
+	// exponents (subnormal, zero, overflow, NaN) the slow path decides.
+	if bits := math.Float64bits(s); (bits>>52&0x7ff)-(1023-126) < 254 && bits&(1<<29-1) != 1<<28 {
+		return float32(s)
+	}
 	// TwoSum (Knuth): e is the exact error of s = p + c.
 	bb := float64(s - p)
 	e := float64(float64(p-float64(s-bb)) + float64(float64(c)-bb))

@@ -224,22 +224,25 @@ func exactFactor(q *mat.SymDense) (*mat.Dense, error) {
 //	acc = fma(N[i][p], g·z_p, acc) for p = 0, …, i;  x'_i = acc,
 //
 // every fma and product rounded once to T: the order the kernel uses.
+//
+// It runs column by column, which keeps each output's order of fmas and
+// reads the tables in the order they are laid out (column k of frame f is
+// contiguous): at large dims the row-by-row loop spent most of its time
+// waiting on memory.
 func (mt *MatrixTables[T]) pass(x, z, next []T, f int, g T) {
 	d, st := mt.Dim, mt.Stride
 	for p := 0; p < d; p++ {
 		z[p] = mul(g, z[p])
 	}
-	for i := 0; i < d; i++ {
-		acc := mt.C[kernels.MatrixVectorAt(st, f, i)]
-		if f < 2 {
-			for k := 0; k < d; k++ {
-				acc = fma(mt.M[kernels.MatrixAt(d, st, f, i, k)], x[k], acc)
-			}
+	acc := next[:d]
+	copy(acc, mt.C[kernels.MatrixVectorAt(st, f, 0):])
+	if f < 2 {
+		for k := 0; k < d; k++ {
+			fmaColumn(acc, mt.M[kernels.MatrixAt(d, st, f, 0, k):], x[k])
 		}
-		for p := 0; p <= i; p++ {
-			acc = fma(mt.N[kernels.MatrixAt(d, st, f, i, p)], z[p], acc)
-		}
-		next[i] = acc
 	}
-	copy(x, next[:d])
+	for p := 0; p < d; p++ {
+		fmaColumn(acc[p:], mt.N[kernels.MatrixAt(d, st, f, p, p):], z[p])
+	}
+	copy(x, acc)
 }

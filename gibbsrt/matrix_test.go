@@ -203,7 +203,7 @@ func boundedPass(t *testing.T, q *mat.SymDense, mu []float64, omega float64, x, 
 	xm := append([]float32(nil), x...)
 	mt.pass(xm, append([]float32(nil), z...), make([]float32, d), 0, 1)
 	xs := append([]float32(nil), x...)
-	co.pass(xs, append([]float32(nil), z...), 0, 1, omega != 1)
+	co.pass(co.byRow(), xs, append([]float32(nil), z...), 0, 1, omega != 1)
 	// The sequential bound, in update order, with the float64 tables.
 	for i := 0; i < d; i++ {
 		qii := q.At(i, i)

@@ -20,6 +20,42 @@ func fma[T Float](a, b, c T) T {
 	return T(math.FMA(float64(a), float64(b), float64(c)))
 }
 
+// fmaColumn sets acc[i] = fma(col[i], v, acc[i]) for each i < len(acc).
+// It picks T's fma once, not per element.
+func fmaColumn[T Float](acc, col []T, v T) {
+	col = col[:len(acc)]
+	switch a := any(acc).(type) {
+	case []float32:
+		c, w := any(col).([]float32), any(v).(float32)
+		for i := range a {
+			a[i] = FMA32(c[i], w, a[i])
+		}
+	case []float64:
+		c, w := any(col).([]float64), any(v).(float64)
+		for i := range a {
+			a[i] = math.FMA(c[i], w, a[i])
+		}
+	}
+}
+
+// fmaDot returns acc after acc = fma(w[j], x[j], acc) for j = 0, 1, …,
+// len(w)−1, in that order. It picks T's fma once, not per element.
+func fmaDot[T Float](acc T, w, x []T) T {
+	x = x[:len(w)]
+	if a, ok := any(acc).(float32); ok {
+		w, x := any(w).([]float32), any(x).([]float32)
+		for j := range w {
+			a = FMA32(w[j], x[j], a)
+		}
+		return T(a)
+	}
+	a, w64, x64 := float64(acc), any(w).([]float64), any(x).([]float64)
+	for j := range w64 {
+		a = math.FMA(w64[j], x64[j], a)
+	}
+	return T(a)
+}
+
 // dtypeOf is T's kernels.DType.
 func dtypeOf[T Float]() kernels.DType {
 	if elemSize[T]() == 4 {

@@ -238,6 +238,10 @@ func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T, c
 			return 0, err
 		}
 	}
+	var rows []T // the sequential form's weights, by row
+	if mt == nil {
+		rows = co.byRow()
+	}
 	run := func(lo, hi int) {
 		pos := make([]T, d)       // the chain in the current frame's order
 		z := make([]T, Stride(d)) // a pass's normals, by position
@@ -273,7 +277,7 @@ func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T, c
 					if mt != nil {
 						mt.pass(pos, z, next, f, g)
 					} else {
-						co.pass(pos, z, f, g, ext)
+						co.pass(rows, pos, z, f, g, ext)
 					}
 				}
 				if ch.table != nil {
@@ -411,33 +415,49 @@ func (r *Reference[T]) SweepNoise(x, noise []T, sweeps int) error {
 	if r.p.ext() || r.p.form() == FormMatrix {
 		return fmt.Errorf("gibbsrt: SweepNoise runs plain Gibbs sweeps in the sequential form; the scheme is %v", r.p.scheme)
 	}
-	z := make([]T, d)
+	z, rows := make([]T, d), co.byRow()
 	for c := 0; c < chains; c++ {
 		xc := x[c*d : (c+1)*d]
 		for k := 0; k < sweeps; k++ {
 			for i := range z {
 				z[i] = noise[(k*d+i)*chains+c]
 			}
-			co.pass(xc, z, 0, 1, false)
+			co.pass(rows, xc, z, 0, 1, false)
 		}
 	}
 	return nil
 }
 
+// byRow returns Weight with each frame transposed: entry
+// f*Dim*Stride + i*Stride + j is the weight of position j in position i's
+// mean. The twin reads a position's weights in a row; in Weight's layout,
+// the kernels', they lie Stride apart, which at large dims made the twin
+// wait on memory for most of its time. A call of the twin computes it once
+// for all its chains and sweeps.
+func (co *Coefficients[T]) byRow() []T {
+	d, st := co.Dim, co.Stride
+	rows := make([]T, len(co.Weight))
+	for f := 0; f < len(co.Weight)/(d*st); f++ {
+		w, r := co.Weight[f*d*st:], rows[f*d*st:]
+		for j := 0; j < d; j++ {
+			for i := 0; i < d; i++ {
+				r[i*st+j] = w[j*st+i]
+			}
+		}
+	}
+	return rows
+}
+
 // pass is one pass over the positions of frame f in the documented order
 // (see "The update order"): x and z are indexed by position; ext selects
-// the over-relaxed form with normal factor g.
-func (co *Coefficients[T]) pass(x, z []T, f int, g T, ext bool) {
+// the over-relaxed form with normal factor g; rows is co.byRow().
+func (co *Coefficients[T]) pass(rows, x, z []T, f int, g T, ext bool) {
 	d, st := co.Dim, co.Stride
-	w, off, sc := co.Weight[f*d*st:], co.Offset[f*d:], co.Scale[f*d:]
+	off, sc := co.Offset[f*d:], co.Scale[f*d:]
 	for i := 0; i < d; i++ {
-		acc := off[i]
-		for j := i + 1; j < d; j++ {
-			acc = fma(w[j*st+i], x[j], acc)
-		}
-		for j := 0; j < i; j++ {
-			acc = fma(w[j*st+i], x[j], acc)
-		}
+		w := rows[(f*d+i)*st:][:d]
+		acc := fmaDot(off[i], w[i+1:], x[i+1:d])
+		acc = fmaDot(acc, w[:i], x[:i])
 		if ext {
 			x[i] = fma(sc[i], mul(g, z[i]), fma(co.Keep, x[i], acc))
 		} else {

@@ -202,9 +202,9 @@ func TestDroppingZeroWeightsKeepsBits(t *testing.T) {
 		}
 		y := append([]float32(nil), x...)
 		e := append([]float32(nil), x...)
-		co.pass(x, z, 0, 1, false)
+		co.pass(co.byRow(), x, z, 0, 1, false)
 		updateSkippingZeros(co, y, z)
-		co.pass(e, z, 0, 1, true) // the Ext form at keep = 0, g = 1
+		co.pass(co.byRow(), e, z, 0, 1, true) // the Ext form at keep = 0, g = 1
 		for i := range x {
 			if math.Float32bits(x[i]) != math.Float32bits(y[i]) {
 				t.Fatalf("trial %d, dim %d: x[%d] = %v with the zero weights' fmas, %v without", trial, d, i, x[i], y[i])

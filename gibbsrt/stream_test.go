@@ -52,11 +52,34 @@ func TestFMA32MatchesExactRounding(t *testing.T) {
 		// double rounding.
 		check(a, b, -float32(float64(a)*float64(b))*(1+float32(rng.IntN(5)-2)*0x1p-23))
 	}
+	// Every exponent: uniform bit patterns (finite ones; math/big has no
+	// NaN), and products near float32's subnormal and overflow edges, where
+	// FMA32 leaves its fast path.
+	finite := func() float32 {
+		for {
+			if f := math.Float32frombits(rng.Uint32()); !math.IsNaN(float64(f)) && !math.IsInf(float64(f), 0) {
+				return f
+			}
+		}
+	}
+	for n := 0; n < 200000; n++ {
+		a, b := finite(), finite()
+		check(a, b, finite())
+		e := rng.IntN(60) - 30
+		a, b = float32(math.Ldexp(rng.NormFloat64(), -63+e)), float32(math.Ldexp(rng.NormFloat64(), -63-e))
+		check(a, b, float32(math.Ldexp(rng.NormFloat64(), -126-rng.IntN(24))))
+		a, b = float32(math.Ldexp(rng.NormFloat64(), 63+e)), float32(math.Ldexp(rng.NormFloat64(), 63-e))
+		check(a, b, float32(math.Ldexp(rng.NormFloat64(), 126+rng.IntN(2))))
+	}
 	// Double-rounding traps: rounding a*b+c to float64 first lands exactly
 	// on a float32 midpoint, and ties-to-even would then pick the wrong side.
 	// (1+2^-20)(1-2^-20) = 1-2^-40.
 	check(1+0x1p-20, 1-0x1p-20, 0x1p24+2)  // 2^24+3-2^-40: round down to 2^24+2
 	check(-1-0x1p-20, 1-0x1p-20, 0x1p24+2) // 2^24+1+2^-40: round up to 2^24+2
+	// The same among subnormals, whose midpoints float64 holds with other
+	// low bits: 2^-140+2^-149+2^-150-2^-196 rounds to float64's
+	// 2^-140+2^-149+2^-150, a tie that ties-to-even would round up.
+	check(0x1p-75*(1+0x1p-23), 0x1p-75*(1-0x1p-23), 0x1p-140+0x1p-149)
 	if got := FMA32(1+0x1p-20, 1-0x1p-20, 0x1p24+2); got != 0x1p24+2 {
 		t.Errorf("trap 1: got %v", got)
 	}

@@ -118,8 +118,15 @@ func RandomSPD(dim int, cond float64, rng *rand.Rand, mu []float64) Model {
 		}
 		lam[i] = math.Pow(cond, t)
 	}
+	// U·diag(λ), column by column: mat's Mul takes a DiagDense through
+	// At, a dim³ loop that was most of the suites' setup at dim 1024.
 	var ul, full mat.Dense
-	ul.Mul(&u, mat.NewDiagDense(dim, lam))
+	ul.CloneFrom(&u)
+	for j, l := range lam {
+		for i := 0; i < dim; i++ {
+			ul.Set(i, j, ul.At(i, j)*l)
+		}
+	}
 	full.Mul(&ul, u.T())
 	q := mat.NewSymDense(dim, nil)
 	for i := 0; i < dim; i++ {
