@@ -1,7 +1,8 @@
 // Command mvn samples a Gaussian N(mu, Q⁻¹) whose precision matrix Q is
 // read from a Matrix Market file, with the dim-8 package out/gibbs8: it
-// burns in from a cold start, samples with a trace, reporting the progress
-// of both on stderr, and prints the means, variances and covariances with
+// burns in from a cold start (by default with BurninAuto's Chebyshev
+// iterations, as many as the closed form needs), samples with a trace,
+// reporting the progress of both on stderr, and prints the means, variances and covariances with
 // their Monte Carlo standard errors, bulk effective sample sizes and R̂,
 // next to the exact values. With -plot DIR it also draws trace.png (the
 // first 4 traced chains of each chosen coordinate, beside the exact mean
@@ -16,8 +17,8 @@
 //	go run ./examples/mvn -model testdata/ar1-8.mtx [-plot DIR]
 //
 // It runs on GPU 0 (-device picks another); without a CUDA driver or
-// device it says so and runs the bit-identical CPU twin instead, with the
-// same results.
+// device (gibbs8.Open) it says so and runs the bit-identical CPU twin
+// instead, with the same results: one code path, on gibbs8.Chains.
 package main
 
 import (
@@ -47,6 +48,7 @@ type options struct {
 	model, mu             string
 	chains, traced        int
 	burnin, samples, thin int
+	auto                  bool // -burnin auto
 	seed                  uint64
 	device                int
 	cpu                   bool
@@ -64,7 +66,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.mu, "mu", "", "comma-separated mean, 8 values (default 0)")
 	fs.IntVar(&o.chains, "chains", 4096, "chains")
 	fs.IntVar(&o.traced, "traced", 64, "chains whose states are recorded, for the diagnostics")
-	fs.IntVar(&o.burnin, "burnin", 1000, "burn-in sweeps")
+	o.auto = true
+	fs.Var(burninFlag{&o}, "burnin", "burn-in: auto (Chebyshev iterations, as many as the closed form needs to cut the mean error 1000-fold) or a number of plain sweeps")
 	fs.IntVar(&o.samples, "samples", 2000, "recorded states per traced chain")
 	fs.IntVar(&o.thin, "thin", 5, "sweeps between recorded states")
 	fs.Uint64Var(&o.seed, "seed", 1, "stream seed")
@@ -87,6 +90,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// burninFlag is -burnin: "auto", or a count of sweeps.
+type burninFlag struct{ o *options }
+
+func (f burninFlag) String() string {
+	if f.o == nil || f.o.auto {
+		return "auto"
+	}
+	return strconv.Itoa(f.o.burnin)
+}
+
+func (f burninFlag) Set(v string) error {
+	if v == "auto" {
+		f.o.auto, f.o.burnin = true, 0
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return errors.New("must be auto or a number of sweeps")
+	}
+	f.o.auto, f.o.burnin = false, n
+	return nil
+}
+
 // check validates the flags (a usage error, exit 2), sets plotCoords and
 // returns the mean.
 func (o *options) check(args []string) ([]float64, error) {
@@ -99,8 +125,8 @@ func (o *options) check(args []string) ([]float64, error) {
 		return nil, fmt.Errorf("-chains %d: must be at least 1", o.chains)
 	case o.traced < 2 || o.traced > o.chains:
 		return nil, fmt.Errorf("-traced %d: must be from 2 to -chains (%d)", o.traced, o.chains)
-	case o.burnin < 0:
-		return nil, fmt.Errorf("-burnin %d: must be at least 0", o.burnin)
+	case !o.auto && o.burnin < 0:
+		return nil, fmt.Errorf("-burnin %d: must be auto or at least 0", o.burnin)
 	case o.samples < 8:
 		return nil, fmt.Errorf("-samples %d: must be at least 8", o.samples)
 	case o.thin < 1:
@@ -140,6 +166,15 @@ type draws struct {
 	records []float32
 	moments *mcstat.Moments
 	where   string
+	burnin  gibbs8.RunResult // what the burn-in ran, before the records
+}
+
+// burnt describes d's burn-in, for the report and the charts.
+func (d draws) burnt() string {
+	if d.burnin.Burnin > 0 {
+		return fmt.Sprintf("%d Chebyshev burn-in iterations", d.burnin.Burnin)
+	}
+	return fmt.Sprintf("%d burn-in sweeps", d.burnin.Sweeps)
 }
 
 func sample(o options, mu []float64, stdout, stderr io.Writer) error {
@@ -158,21 +193,16 @@ func sample(o options, mu []float64, stdout, stderr io.Writer) error {
 	if err := checkModel(q); err != nil {
 		return fmt.Errorf("%s: %w", o.model, err)
 	}
-	var d draws
-	if !o.cpu {
-		d, err = onGPU(o, q, mu, stderr)
-		if errors.Is(err, gibbsrt.ErrNoDriver) || errors.Is(err, gibbsrt.ErrNoDevice) {
-			fmt.Fprintf(stderr, "mvn: no GPU (%v); running the CPU twin\n", err)
-			o.cpu = true
-		} else if err != nil {
-			return err
-		}
+	s, where, err := open(o, stderr)
+	if err != nil {
+		return err
 	}
-	if o.cpu {
-		if d, err = onCPU(o, q, mu, stderr); err != nil {
-			return err
-		}
+	d, err := draw(o, s, q, mu, stderr)
+	s.Close()
+	if err != nil {
+		return err
 	}
+	d.where = where
 	exact, err := exactCovariance(q)
 	if err != nil {
 		return err
@@ -223,113 +253,71 @@ func start(chains int) []float32 {
 	return x
 }
 
-func onGPU(o options, q [][]float64, mu []float64, stderr io.Writer) (draws, error) {
-	s, err := gibbs8.New(o.device)
-	if err != nil {
-		return draws{}, err
+// open returns the sampler the flags ask for and where it runs: the twin
+// with -cpu, GPU -device when it is not 0, and otherwise what gibbs8.Open
+// chooses, GPU 0 or, without a driver or device, the twin (said on
+// stderr).
+func open(o options, stderr io.Writer) (gibbs8.Chains, string, error) {
+	switch {
+	case o.cpu:
+		return gibbs8.NewReference(), "the CPU twin", nil
+	case o.device != 0:
+		s, err := gibbs8.New(o.device)
+		if err != nil {
+			return nil, "", err
+		}
+		return s, gibbsrt.Choice{Backend: gibbs8.OnGPU, Device: s.Device()}.String(), nil
 	}
-	defer s.Close()
+	s, c, err := gibbs8.Open()
+	if err != nil {
+		return nil, "", err
+	}
+	if c.Backend == gibbs8.OnTwin {
+		fmt.Fprintf(stderr, "mvn: no GPU (%v); running the CPU twin\n", c.Reason)
+		return s, "the CPU twin", nil
+	}
+	return s, c.String(), nil
+}
+
+// draw burns in and samples on s, the same code on a GPU and on the twin,
+// with the same bits. The burn-in is one Run: BurninAuto's Chebyshev
+// iterations (-burnin auto) or -burnin plain sweeps. Sampling runs in
+// chunks: after each, the chunk's records are merged into the moments
+// (gibbsrt.TraceMoments, whose bits the device's reduction also gives),
+// and progress is reported.
+func draw(o options, s gibbs8.Chains, q [][]float64, mu []float64, stderr io.Writer) (draws, error) {
 	if err := s.SetModel(q, mu); err != nil {
-		return draws{}, err
-	}
-	x, err := s.NewDeviceState(o.chains)
-	if err != nil {
-		return draws{}, err
-	}
-	if err := x.Upload(start(o.chains)); err != nil {
-		return draws{}, err
-	}
-	st := gibbs8.Stream{Seed: o.seed}
-	progress := func(done, total gibbs8.RunResult) {
-		fmt.Fprintf(stderr, "\rburn-in: %d/%d sweeps", done.Sweeps, total.Sweeps)
-	}
-	if _, err := s.Run(context.Background(), x, o.burnin, st, gibbs8.RunOptions{Chunk: max(1, o.burnin/10), Progress: progress}); err != nil {
-		return draws{}, err
-	}
-	fmt.Fprintln(stderr)
-	st.Sweep += uint64(o.burnin)
-	// Sampling runs in chunks: after each, the chunk's records are
-	// downloaded, their moments (reduced on the device) merged, and
-	// progress reported. The trace holds one chunk's records.
-	sweeps, per := o.samples*o.thin, sampleChunk(o)
-	t, err := s.NewDeviceTrace(gibbs8.Trace{Thin: o.thin, Chains: o.traced}, o.chains, per/o.thin)
-	if err != nil {
-		return draws{}, err
-	}
-	d, err := newDraws(o, st)
-	if err != nil {
-		return draws{}, err
-	}
-	off := 0
-	for done := 0; done < sweeps; done += per {
-		n := min(per, sweeps-done)
-		part := st
-		part.Sweep += uint64(done)
-		if _, err := s.Run(context.Background(), x, n, part, gibbs8.RunOptions{Trace: t, Moments: d.moments}); err != nil {
-			return draws{}, err
-		}
-		k := t.Records() * o.traced * dim
-		if err := t.Download(d.records[off : off+k]); err != nil {
-			return draws{}, err
-		}
-		off += k
-		fmt.Fprintf(stderr, "\rsampling: %d/%d sweeps", done+n, sweeps)
-	}
-	fmt.Fprintln(stderr)
-	dev := s.Runtime().Device()
-	d.where = fmt.Sprintf("GPU %d (%s)", dev.Ordinal, dev.Name)
-	return d, nil
-}
-
-// sampleChunk is the sweeps of a sampling chunk: a tenth of them, in whole
-// records.
-func sampleChunk(o options) int { return max(1, o.samples/10) * o.thin }
-
-// newDraws allocates the records of sampling from st on, and empty moments.
-func newDraws(o options, st gibbs8.Stream) (draws, error) {
-	m, err := mcstat.NewMoments(dim)
-	if err != nil {
-		return draws{}, err
-	}
-	n := gibbsrt.Records(o.thin, st.Sweep, o.samples*o.thin)
-	return draws{records: make([]float32, n*o.traced*dim), moments: m}, nil
-}
-
-func onCPU(o options, q [][]float64, mu []float64, stderr io.Writer) (draws, error) {
-	r := gibbs8.NewReference()
-	if err := r.SetModel(q, mu); err != nil {
 		return draws{}, err
 	}
 	x := start(o.chains)
 	st := gibbs8.Stream{Seed: o.seed}
-	chunk := max(1, o.burnin/10)
-	for done := 0; done < o.burnin; done += chunk {
-		n := min(chunk, o.burnin-done)
-		part := st
-		part.Sweep += uint64(done)
-		if err := r.Sweep(x, n, part); err != nil {
-			return draws{}, err
-		}
-		fmt.Fprintf(stderr, "\rburn-in: %d/%d sweeps", done+n, o.burnin)
+	ro := gibbs8.RunOptions{Chunk: max(1, o.burnin/10), Progress: func(done, total gibbs8.RunResult) {
+		fmt.Fprintf(stderr, "\rburn-in: %d/%d sweeps", done.Sweeps, total.Sweeps)
+	}}
+	if o.auto {
+		ro = gibbs8.RunOptions{Burnin: gibbs8.BurninAuto, Progress: func(done, total gibbs8.RunResult) {
+			fmt.Fprintf(stderr, "\rburn-in: %d/%d Chebyshev iterations", done.Burnin, total.Burnin)
+		}}
+	}
+	burnt, err := s.RunHost(context.Background(), x, o.burnin, st, ro)
+	if err != nil {
+		return draws{}, err
 	}
 	fmt.Fprintln(stderr)
-	st.Sweep += uint64(o.burnin)
-	// The chunks of onGPU, with the moments of each chunk's records
-	// computed as the device does (gibbsrt.TraceMoments gives its bits) and
-	// merged in the same order: the same results.
+	st = burnt.Next(st)
 	sweeps, per := o.samples*o.thin, sampleChunk(o)
 	d, err := newDraws(o, st)
 	if err != nil {
 		return draws{}, err
 	}
-	d.where = "the CPU twin"
+	d.burnin = burnt
 	off := 0
 	for done := 0; done < sweeps; done += per {
 		n := min(per, sweeps-done)
 		part := st
 		part.Sweep += uint64(done)
 		k := gibbsrt.Records(o.thin, part.Sweep, n) * o.traced * dim
-		if _, err := r.SweepTrace(x, n, part, gibbs8.Trace{Thin: o.thin, Chains: o.traced}, d.records[off:off+k]); err != nil {
+		if _, err := s.SweepTrace(x, n, part, gibbs8.Trace{Thin: o.thin, Chains: o.traced}, d.records[off:off+k]); err != nil {
 			return draws{}, err
 		}
 		if k > 0 {
@@ -346,6 +334,20 @@ func onCPU(o options, q [][]float64, mu []float64, stderr io.Writer) (draws, err
 	}
 	fmt.Fprintln(stderr)
 	return d, nil
+}
+
+// sampleChunk is the sweeps of a sampling chunk: a tenth of them, in whole
+// records.
+func sampleChunk(o options) int { return max(1, o.samples/10) * o.thin }
+
+// newDraws allocates the records of sampling from st on, and empty moments.
+func newDraws(o options, st gibbs8.Stream) (draws, error) {
+	m, err := mcstat.NewMoments(dim)
+	if err != nil {
+		return draws{}, err
+	}
+	n := gibbsrt.Records(o.thin, st.Sweep, o.samples*o.thin)
+	return draws{records: make([]float32, n*o.traced*dim), moments: m}, nil
 }
 
 // series returns coordinate i's draws per traced chain, f applied.
@@ -386,8 +388,8 @@ func report(w io.Writer, o options, mu []float64, exact *mat.SymDense, d draws) 
 		return err
 	}
 	mean := d.moments.Mean()
-	fmt.Fprintf(w, "%s: %d chains, %d burn-in sweeps; %d chains traced every %d sweeps, %.0f states\n",
-		d.where, o.chains, o.burnin, o.traced, o.thin, d.moments.Count())
+	fmt.Fprintf(w, "%s: %d chains, %s; %d chains traced every %d sweeps, %.0f states\n",
+		d.where, o.chains, d.burnt(), o.traced, o.thin, d.moments.Count())
 	fmt.Fprintf(w, "%5s %10s %9s %8s %10s %9s %8s %8s %7s\n", "coord", "mean", "MCSE", "exact", "variance", "MCSE", "exact", "ESS", "R̂")
 	for i := 0; i < dim; i++ {
 		xs := series(d, o.traced, i, func(v float64) float64 { return v })

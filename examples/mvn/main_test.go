@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"image/png"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,8 +17,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gibbsgen/gibbsgen/gen"
+	"github.com/gibbsgen/gibbsgen/gibbsrt"
 	"github.com/gibbsgen/gibbsgen/internal/chart"
 	"github.com/gibbsgen/gibbsgen/mixing"
+	"github.com/gibbsgen/gibbsgen/out/gibbs8"
 )
 
 // ar1Model is the model the README runs the example with, a fixture of the
@@ -41,7 +45,15 @@ func TestExampleOnCPU(t *testing.T) {
 			t.Errorf("no %q on stderr: %q", p, errs.String())
 		}
 	}
-	sc := bufio.NewScanner(&out)
+	checkReport(t, &out)
+}
+
+// checkReport checks each mean and variance of mvn's report against the
+// exact value within 5 of its own Monte Carlo standard errors, and each
+// coordinate's ESS and R̂.
+func checkReport(t *testing.T, out io.Reader) {
+	t.Helper()
+	sc := bufio.NewScanner(out)
 	rows := 0
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -65,8 +77,36 @@ func TestExampleOnCPU(t *testing.T) {
 		rows++
 	}
 	if rows != dim {
-		t.Fatalf("%d coordinate rows in the output, want %d:\n%s", rows, dim, out.String())
+		t.Fatalf("%d coordinate rows in the output, want %d", rows, dim)
 	}
+}
+
+// TestAutoBurninOnCPU runs the example with its default burn-in, auto:
+// BurninAuto's Chebyshev iterations from the cold start, as many as the
+// closed form asks, reported as they run; then the same checks of the
+// moments.
+func TestAutoBurninOnCPU(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run([]string{"-model", ar1Model, "-cpu", "-chains", "64", "-traced", "32",
+		"-samples", "400", "-thin", "3"}, &out, &errs)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	r := gibbs8.NewReference()
+	q, mu := readAR1(t), make([]float64, dim)
+	if err := r.SetModel(q, mu); err != nil {
+		t.Fatal(err)
+	}
+	k, err := r.BurninIterations(gibbsrt.DefaultBurninTolerance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fmt.Sprintf("burn-in: %d/%d Chebyshev iterations\n", k, k), fmt.Sprintf("%d Chebyshev burn-in iterations;", k)} {
+		if !strings.Contains(errs.String()+out.String(), p) {
+			t.Errorf("no %q in the output: stderr %q, stdout %q", p, errs.String(), out.String())
+		}
+	}
+	checkReport(t, &out)
 }
 
 func TestReadMatrixMarket(t *testing.T) {
@@ -177,7 +217,7 @@ func TestUsageExits2(t *testing.T) {
 		{nil, "mvn: -model is required: a Matrix Market file of the 8×8 precision matrix\n"},
 		{[]string{"-model", model, "-chains", "0"}, "mvn: -chains 0: must be at least 1\n"},
 		{[]string{"-model", model, "-chains", "10", "-traced", "11"}, "mvn: -traced 11: must be from 2 to -chains (10)\n"},
-		{[]string{"-model", model, "-burnin", "-1"}, "mvn: -burnin -1: must be at least 0\n"},
+		{[]string{"-model", model, "-burnin", "-1"}, "mvn: -burnin -1: must be auto or at least 0\n"},
 		{[]string{"-model", model, "-samples", "7"}, "mvn: -samples 7: must be at least 8\n"},
 		{[]string{"-model", model, "-thin", "0"}, "mvn: -thin 0: must be at least 1\n"},
 		{[]string{"-model", model, "-mu", "1,2"}, "mvn: -mu \"1,2\" has 2 values; it must have 8\n"},
@@ -268,15 +308,7 @@ func TestPlotUsage(t *testing.T) {
 // draws sums to package mixing's closed-form IAT of each coordinate,
 // 1 + 2·Σ_{k≥1} ρ_k, and at lag 0 is 1.
 func TestClosedACF(t *testing.T) {
-	f, err := os.Open(ar1Model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := readMatrixMarket(f, maxDim)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := readAR1(t)
 	sigma, err := exactCovariance(q)
 	if err != nil {
 		t.Fatal(err)
@@ -319,4 +351,19 @@ func TestClosedACF(t *testing.T) {
 			t.Errorf("thin 2, lag %d: %v, thin 1 lag %d: %v", k, r, 2*k, rho[1][2*k])
 		}
 	}
+}
+
+// readAR1 reads ar1Model.
+func readAR1(t *testing.T) [][]float64 {
+	t.Helper()
+	f, err := os.Open(ar1Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	q, err := readMatrixMarket(f, maxDim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
 }

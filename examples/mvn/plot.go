@@ -30,8 +30,9 @@ func charts(o options, q [][]float64, mu []float64, exact *mat.SymDense, d draws
 	records := len(d.records) / (o.traced * dim)
 	// Record r is the state after absolute sweep first + r·thin: the
 	// trace records every sweep count that is a multiple of thin.
-	first := (o.burnin/o.thin + 1) * o.thin
-	caption := fmt.Sprintf("%s: %d chains, %d burn-in sweeps, every %d sweeps recorded", d.where, o.chains, o.burnin, o.thin)
+	from := d.burnin.Burnin + d.burnin.Sweeps // the stream sweeps before the records
+	first := (from/o.thin + 1) * o.thin
+	caption := fmt.Sprintf("%s: %d chains, %s, every %d sweeps recorded", d.where, o.chains, d.burnt(), o.thin)
 
 	var traces [][]*plot.Plot
 	for n, i := range o.plotCoords {

@@ -221,7 +221,7 @@ func sweep(o options, x []float32, st gibbsrt.Stream, stderr io.Writer) error {
 			}
 		}
 		mg, err := gibbs8.NewMulti(devices...)
-		if errors.Is(err, gibbsrt.ErrNoDriver) || errors.Is(err, gibbsrt.ErrNoDevice) {
+		if gibbsrt.Fallback(err) { // as gibbs8.Open decides, for every GPU of the host
 			fmt.Fprintf(stderr, "shard: no GPU (%v); running the CPU twin\n", err)
 			o.cpu = true
 		} else if err != nil {
