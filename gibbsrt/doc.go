@@ -24,8 +24,9 @@
 // # The stream
 //
 // The normals are a function of (Stream.Seed, chain, sweep, coordinate):
-// Philox4x32-10 and a fixed transform (Normal), specified in stream.go
-// and versioned (the manifest's stream version). A call of sweeps sweeps
+// Philox4x32-10 and a fixed transform, specified in package
+// gibbsrt/stream with the single-precision arithmetic the kernels and the
+// twin share, and versioned (the manifest's stream version). A call of sweeps sweeps
 // over a batch uses chain Stream.Chain+c and sweeps Stream.Sweep …
 // Stream.Sweep+sweeps−1, so results depend neither on how sweeps are
 // split into calls, nor chains into batches, devices or machines (Shard),
@@ -86,8 +87,8 @@
 // # Audiences
 //
 // Besides the samplers, the package holds what generated code calls
-// (ModuleSpec, NewSampler, EnforceVersion: for generated packages only),
-// the reference arithmetic and the stream (Philox4x32, Normal, FMA32, …),
+// (ModuleSpec, NewSampler, EnforceVersion: for generated packages only)
 // and device test hooks on Sampler (Philox, Normals, Transform), which
-// the generated packages' tests use.
+// the generated packages' tests use. The reference arithmetic and the
+// stream are package gibbsrt/stream.
 package gibbsrt

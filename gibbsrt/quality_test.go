@@ -5,6 +5,7 @@ import (
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
 	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbstest"
+	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
 )
 
 // TestStreamNormals draws 2^23 normals of the stream on the CPU, laid out
@@ -18,7 +19,7 @@ func TestStreamNormals(t *testing.T) {
 	for s := range sweeps {
 		for c := range chains {
 			for g := 0; 4*g < dim; g++ {
-				n := gibbsrt.Normals4(st.Seed, st.Chain+uint64(c), st.Sweep+uint64(s), g)
+				n := stream.Normals4(st.Seed, st.Chain+uint64(c), st.Sweep+uint64(s), g)
 				for k, v := range n {
 					z[(s*dim+4*g+k)*chains+c] = v
 				}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
@@ -15,7 +16,7 @@ type Float interface{ float32 | float64 }
 // __fmaf_rn), math.FMA for float64 (__fma_rn).
 func fma[T Float](a, b, c T) T {
 	if _, ok := any(a).(float32); ok {
-		return T(FMA32(float32(a), float32(b), float32(c)))
+		return T(stream.FMA32(float32(a), float32(b), float32(c)))
 	}
 	return T(math.FMA(float64(a), float64(b), float64(c)))
 }
@@ -28,7 +29,7 @@ func fmaColumn[T Float](acc, col []T, v T) {
 	case []float32:
 		c, w := any(col).([]float32), any(v).(float32)
 		for i := range a {
-			a[i] = FMA32(c[i], w, a[i])
+			a[i] = stream.FMA32(c[i], w, a[i])
 		}
 	case []float64:
 		c, w := any(col).([]float64), any(v).(float64)
@@ -45,7 +46,7 @@ func fmaDot[T Float](acc T, w, x []T) T {
 	if a, ok := any(acc).(float32); ok {
 		w, x := any(w).([]float32), any(x).([]float32)
 		for j := range w {
-			a = FMA32(w[j], x[j], a)
+			a = stream.FMA32(w[j], x[j], a)
 		}
 		return T(a)
 	}
@@ -76,7 +77,7 @@ func typeName[T Float]() string {
 // mul returns a*b rounded once to T (CUDA's __fmul_rn, __dmul_rn).
 func mul[T Float](a, b T) T {
 	if _, ok := any(a).(float32); ok {
-		return T(Mul32(float32(a), float32(b)))
+		return T(stream.Mul32(float32(a), float32(b)))
 	}
 	return T(float64(a) * float64(b))
 }

@@ -3,6 +3,8 @@ package gibbsrt
 import (
 	"math"
 	"testing"
+
+	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
 )
 
 // TestFloat64Twin: the coefficients and the twin are generic; in float64
@@ -53,7 +55,7 @@ func TestFloat64Twin(t *testing.T) {
 		for k := 0; k < sweeps; k++ {
 			var z []float64
 			for g := 0; 4*g < d; g++ {
-				for _, v := range Normals4(st.Seed, st.Chain+uint64(c), st.Sweep+uint64(k), g) {
+				for _, v := range stream.Normals4(st.Seed, st.Chain+uint64(c), st.Sweep+uint64(k), g) {
 					z = append(z, float64(v))
 				}
 			}

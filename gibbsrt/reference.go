@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
@@ -382,7 +383,7 @@ func reverse[T Float](x []T) {
 // p/4|kernels.BackwardGroups in frame 1.
 func passNormals[T Float](z []T, seed, chain, sweep uint64, d, f int) {
 	for g := 0; g*4 < d; g++ {
-		n := Normals4(seed, chain, sweep, g|f*kernels.BackwardGroups)
+		n := stream.Normals4(seed, chain, sweep, g|f*kernels.BackwardGroups)
 		for m, v := range n {
 			z[4*g+m] = T(v)
 		}

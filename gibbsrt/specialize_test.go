@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
 )
 
 // ptxFixture is the shape of the per-model kernel's PTX: one marker per
@@ -157,10 +159,10 @@ func updateSkippingZeros(co *Coefficients[float32], x, z []float32) {
 		acc := co.Offset[i]
 		for _, j := range append(seq(i+1, d), seq(0, i)...) {
 			if w := co.Weight[j*st+i]; w != 0 {
-				acc = FMA32(w, x[j], acc)
+				acc = stream.FMA32(w, x[j], acc)
 			}
 		}
-		x[i] = FMA32(co.Scale[i], z[i], acc)
+		x[i] = stream.FMA32(co.Scale[i], z[i], acc)
 	}
 }
 
@@ -198,7 +200,7 @@ func TestDroppingZeroWeightsKeepsBits(t *testing.T) {
 		z := make([]float32, d)
 		for i := range x {
 			x[i] = pick(0, negZero, 1e-45, -2, 7)
-			z[i] = Normal(rng.Uint32())
+			z[i] = stream.Normal(rng.Uint32())
 		}
 		y := append([]float32(nil), x...)
 		e := append([]float32(nil), x...)

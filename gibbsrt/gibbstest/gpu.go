@@ -101,7 +101,7 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 		// GIBBSGEN_NORMALS=full.
 		if fullNormals() {
 			CheckTransform(t, rt, 0, 1<<32)
-			t.Log("device transform equals gibbsrt.Normal on all 2^32 words")
+			t.Log("device transform equals stream.Normal on all 2^32 words")
 			return
 		}
 		for _, first := range []uint32{0, 1<<31 - 1<<21, 1<<32 - 1<<21} {

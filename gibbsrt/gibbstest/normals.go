@@ -10,9 +10,10 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
 )
 
-// The normals' own tests: the device transform equals gibbsrt.Normal bit for
+// The normals' own tests: the device transform equals stream.Normal bit for
 // bit (every word with GIBBSGEN_NORMALS=full), and the stream's normals pass
 // the quality checks of CheckNormals.
 
@@ -25,7 +26,7 @@ type transformer[T gibbsrt.Float] interface {
 	Transform(first uint32, out []T) error
 }
 
-// CheckTransform compares the device transform with gibbsrt.Normal on n
+// CheckTransform compares the device transform with stream.Normal on n
 // words from first (mod 2³²), in chunks, comparing bits on every core.
 func CheckTransform[T gibbsrt.Float](t TB, d transformer[T], first uint32, n uint64) {
 	t.Helper()
@@ -39,15 +40,15 @@ func CheckTransform[T gibbsrt.Float](t TB, d transformer[T], first uint32, n uin
 		}
 		if w, ok := firstMismatch(start, part); !ok {
 			got := part[w-start]
-			t.Errorf("device transform of word %#08x = %#08x (%v), gibbsrt.Normal = %#08x (%v)",
-				w, bitsOf(got), got, bitsOf(T(gibbsrt.Normal(w))), gibbsrt.Normal(w))
+			t.Errorf("device transform of word %#08x = %#08x (%v), stream.Normal = %#08x (%v)",
+				w, bitsOf(got), got, bitsOf(T(stream.Normal(w))), stream.Normal(w))
 			return
 		}
 	}
 }
 
 // firstMismatch returns the first word from start whose device normal in
-// got differs from gibbsrt.Normal, and false; or true if none does.
+// got differs from stream.Normal, and false; or true if none does.
 func firstMismatch[T gibbsrt.Float](start uint32, got []T) (uint32, bool) {
 	procs := runtime.GOMAXPROCS(0)
 	bad := make([]int, procs)
@@ -59,7 +60,7 @@ func firstMismatch[T gibbsrt.Float](start uint32, got []T) (uint32, bool) {
 			bad[p] = -1
 			lo, hi := p*len(got)/procs, (p+1)*len(got)/procs
 			for i := lo; i < hi; i++ {
-				if bitsOf(got[i]) != bitsOf(T(gibbsrt.Normal(start+uint32(i)))) {
+				if bitsOf(got[i]) != bitsOf(T(stream.Normal(start+uint32(i)))) {
 					bad[p] = i
 					return
 				}

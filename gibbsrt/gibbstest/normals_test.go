@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
 )
 
 // streamNormals draws the stream's normals on the CPU in the device layout
@@ -15,7 +15,7 @@ func streamNormals(dim, chains, sweeps int) []float32 {
 	for s := range sweeps {
 		for c := range chains {
 			for g := 0; 4*g < dim; g++ {
-				n := gibbsrt.Normals4(99, uint64(c), uint64(s), g)
+				n := stream.Normals4(99, uint64(c), uint64(s), g)
 				for k, v := range n {
 					if i := 4*g + k; i < dim {
 						z[(s*dim+i)*chains+c] = v

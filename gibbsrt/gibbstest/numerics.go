@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
 )
 
 // driftSweeps are the sweep counts at which float32 error is reported.
@@ -73,7 +74,7 @@ func sweep64(q [][]float64, mu, x []float64, sweeps int, st gibbsrt.Stream) {
 		xc := x[c*d : (c+1)*d]
 		for k := 0; k < sweeps; k++ {
 			for g := 0; 4*g < d; g++ {
-				n := gibbsrt.Normals4(st.Seed, st.Chain+uint64(c), st.Sweep+uint64(k), g)
+				n := stream.Normals4(st.Seed, st.Chain+uint64(c), st.Sweep+uint64(k), g)
 				copy(z[4*g:], n[:])
 			}
 			for i := 0; i < d; i++ {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
 	"github.com/gibbsgen/gibbsgen/mcstat"
 )
 
@@ -230,7 +231,7 @@ func philoxNoise[T gibbsrt.Float](dim, chains, sweeps int, st gibbsrt.Stream) []
 	for k := 0; k < sweeps; k++ {
 		for c := 0; c < chains; c++ {
 			for g := 0; 4*g < dim; g++ {
-				z := gibbsrt.Normals4(st.Seed, st.Chain+uint64(c), st.Sweep+uint64(k), g)
+				z := stream.Normals4(st.Seed, st.Chain+uint64(c), st.Sweep+uint64(k), g)
 				for e := 0; e < 4 && 4*g+e < dim; e++ {
 					noise[(k*dim+4*g+e)*chains+c] = T(z[e])
 				}

@@ -5,7 +5,7 @@ package kernels
 // NormalTable holds the float32 bit patterns of the normal transform's
 // cubics, c0..c3 for each cell (octave·16 + segment). The largest error
 // the fit saw at its sample points is 1.471 float32 ulp; the exhaustive
-// test in gibbsrt measures every input.
+// test in gibbsrt/stream measures every input.
 var NormalTable = [NormalCells][NormalDegree + 1]uint32{
 	{0x3F2CAB5C, 0xB14965DB, 0x22554185, 0x94122445}, // octave 0, segment 0
 	{0x3F204806, 0xB14328C0, 0x2239EB99, 0x93F9F13C}, // octave 0, segment 1

@@ -1,8 +1,8 @@
 package kernels
 
 // StreamVersion names the random stream: Philox4x32-10 counters and keys and
-// the normal transform (normal.go, with its table), as gibbsrt/stream.go and
-// the README specify. Any change to the numbers a (seed, chain, sweep,
+// the normal transform (normal.go, with its table), as package gibbsrt/stream
+// and the README specify. Any change to the numbers a (seed, chain, sweep,
 // coordinate) draws gets a new version, which the manifest and the README
 // name, and new known-answer tests.
 //

@@ -1,7 +1,7 @@
 // Command normalfit fits the coefficient table of the stream's normal
 // transform (stream version 2) and writes it as internal/kernels/normaltable.go.
 //
-// The transform (gibbsrt.Normal, README "The random stream") maps a word's
+// The transform (stream.Normal, README "The random stream") maps a word's
 // low 31 bits to an upper-tail probability p = q·2⁻³³, q = 2·(w mod 2³¹)+1,
 // and returns ±Φ⁻¹(1−p). The octave (leading zeros of q) and the next two
 // bits pick a cell; the next 24 bits, x, are the argument of that cell's
@@ -31,7 +31,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
@@ -109,7 +109,7 @@ func prob(c int, x float64) float64 {
 func target(c int, x float64) float64 { return -distuv.UnitNormal.Quantile(prob(c, x)) }
 
 // cellInputs returns the arguments x that words reach in cell c: every one
-// in the octaves of at most 2¹⁶ words (found with gibbsrt.NormalCell, the
+// in the octaves of at most 2¹⁶ words (found with stream.NormalCell, the
 // transform's own mapping), otherwise samples points spread like Chebyshev
 // nodes over [0, 2²⁴) (the cubic is smooth there).
 func cellInputs(c int) []float64 {
@@ -118,7 +118,7 @@ func cellInputs(c int) []float64 {
 	if bitsQ <= 17 {
 		var xs []float64
 		for q := uint32(1)<<(bitsQ-1) | 1; q < 1<<bitsQ && q != 0; q += 2 {
-			if cc, x := gibbsrt.NormalCell(q >> 1); cc == c {
+			if cc, x := stream.NormalCell(q >> 1); cc == c {
 				xs = append(xs, float64(x))
 			}
 		}
@@ -262,7 +262,7 @@ func render(tab [kernels.NormalCells][degree + 1]float32, worst float64) []byte 
 	fmt.Fprintf(&b, "// NormalTable holds the float32 bit patterns of the normal transform's\n")
 	fmt.Fprintf(&b, "// cubics, c0..c3 for each cell (octave·%d + segment). The largest error\n", segments)
 	fmt.Fprintf(&b, "// the fit saw at its sample points is %.3f float32 ulp; the exhaustive\n", worst)
-	fmt.Fprintf(&b, "// test in gibbsrt measures every input.\n")
+	fmt.Fprintf(&b, "// test in gibbsrt/stream measures every input.\n")
 	fmt.Fprintf(&b, "var NormalTable = [NormalCells][NormalDegree + 1]uint32{\n")
 	for c, row := range tab {
 		fmt.Fprintf(&b, "\t{")

@@ -1,4 +1,4 @@
-package gibbsrt
+package stream
 
 import (
 	"math"
