@@ -6,7 +6,7 @@ GO ?= go
 # count has no deadline.
 FUZZTIME ?= 2000x
 
-.PHONY: setup generate test cross fuzz gpu-test-binaries gpu-test-large bench example
+.PHONY: setup generate resources test cross fuzz gpu-test-binaries gpu-test-large bench example
 
 setup:
 	bash .ci/setup
@@ -18,10 +18,18 @@ generate: setup
 	$(GO) run ./cmd/gibbsgen --dim 8 --out out/gibbs8
 	$(GO) run ./cmd/gibbsgen --dim 64 --out out/gibbs64
 
+# ptxas's resources for every package of the all-dims build, recorded in
+# gen/testdata/resources: run it, and commit the records, after a change
+# to the templates or to what gen renders (CI's spill check reads them for
+# the dims it does not compile; gen/resources_test.go). It compiles 82
+# packages for every default target: about 50 minutes on 2 cores.
+resources: setup
+	GIBBSGEN_E2E=all $(GO) test -count=1 -timeout 150m -run '^TestEndToEnd$$' ./gen -update
+
 # Everything CI checks; CI (.ci/run) sets GIBBSGEN_E2E=all, and gen's
-# end-to-end test then builds every dimension (about 21 minutes on 2
-# cores, past go test's default 10-minute limit). gen's tests also rebuild
-# out/ with nvcc.
+# end-to-end test then compiles and tests 32 packages and spill-checks 50
+# more from their records (past go test's default 10-minute limit). gen's
+# tests also rebuild out/ with nvcc.
 test: setup
 	test -z "$$(gofmt -l . | tee /dev/stderr)"
 	$(GO) mod tidy -diff

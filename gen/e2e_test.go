@@ -2,7 +2,7 @@ package gen
 
 import (
 	"cmp"
-	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -60,10 +60,11 @@ var e2eLarge = []int{65, 128, 256, 1024}
 
 // e2eCases is what TestEndToEnd builds. By default, e2eDims and 65 in
 // float32 and 33 in float64, each written, vetted and tested.
-// GIBBSGEN_E2E=all (CI) generates every float32 dimension 1..64,
+// GIBBSGEN_E2E=all (CI) covers every float32 dimension 1..64,
 // e2eAllF64, and e2eLarge in both dtypes, every one for every default
-// target; of those it writes, vets and tests e2eAllF32, e2eAllF64 and
-// e2eLarge (every package but 50 float32 ones between the sample's dims).
+// target; of those it compiles, writes, vets and tests e2eAllF32,
+// e2eAllF64 and e2eLarge, and spill-checks the other 50 float32 dims from
+// their records (e2eBuild).
 // GIBBSGEN_E2E=3,17,1024f64 builds and tests those (float32, or float64
 // with the suffix).
 func e2eCases(t *testing.T) []e2eCase {
@@ -102,17 +103,19 @@ func e2eCases(t *testing.T) []e2eCase {
 	return cs
 }
 
-// TestEndToEnd generates a package for each case with the real nvcc, for
-// every default target, so that ptxas's spill check covers each of them
-// (nvcc's front end runs once per package whatever the targets; each
-// target adds a ptxas pass). Then it runs go vet and the package's own
-// tests on the full cases: the CPU suites run, the GPU suites skip here
-// and run on a GPU machine. Packages go under testdata/ (see scratchDir).
+// TestEndToEnd generates the full cases with the real nvcc, for every
+// default target, and checks ptxas's resources for spills at each dim and
+// target: for the full cases from the compile, whose report must also
+// equal the committed record; for the others from the record alone, which
+// must be current (resources_test.go, e2eBuild). Then it runs go vet and
+// the package's own tests on the full cases: the CPU suites run, the GPU
+// suites skip here and run on a GPU machine. Packages go under testdata/
+// (see scratchDir). Under -update it compiles every case and rewrites the
+// records instead.
 //
 // runtime.NumCPU() packages are generated at a time, each nvcc with one
 // thread (Generate runs a package's PTX compile beside its fatbin's); the
-// full cases first, and go vet and go test start on them while the rest
-// are still compiling. The results do not depend on the order.
+// full cases first. The results do not depend on the order.
 func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs nvcc and go test for many dimensions")
@@ -138,22 +141,25 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 
+	longTMPDIR(t) // the reference dims are compared with out/
+	all := os.Getenv("GIBBSGEN_E2E") == "all"
+	// out/'s packages, read here: the workers may not call t.Fatal.
+	refs := map[string]map[string]string{}
+	for _, c := range full {
+		if ref := referenceSpec(c.dim); c.dtype == kernels.Float32 && slices.Contains(referenceDims, c.dim) {
+			if have, m := readReference(t, ref); m.NVCC == tc.Version {
+				refs[c.pkg()] = have
+			}
+		}
+	}
 	jobs := make(chan e2eCase)
 	var workers, fullDone sync.WaitGroup
 	fullDone.Add(len(full))
 	for range runtime.NumCPU() {
 		workers.Go(func() {
 			for c := range jobs {
-				start := time.Now()
-				s := Spec{Dim: c.dim, DType: c.dtype, Package: c.pkg(), Dir: filepath.Join(root, c.pkg())}
-				pkg, b, err := Generate(context.Background(), s, tc, 1)
-				if err == nil && c.full {
-					err = Write(pkg)
-				}
-				if err != nil {
+				if err := e2eBuild(t, tc, root, c, all, refs[c.pkg()]); err != nil {
 					t.Errorf("dim %d %s: %v", c.dim, c.dtype, err)
-				} else {
-					t.Logf("dim %d %s: generated for %s in %.1f s", c.dim, c.dtype, strings.Join(b.Targets, " "), time.Since(start).Seconds())
 				}
 				if c.full {
 					fullDone.Done()
@@ -171,6 +177,11 @@ func TestEndToEnd(t *testing.T) {
 
 	fullDone.Wait()
 	if t.Failed() {
+		return
+	}
+	if *update {
+		workers.Wait()
+		t.Log("resource records written; packages not vetted or tested under -update")
 		return
 	}
 	var pkgs []string
@@ -206,4 +217,55 @@ func TestEndToEnd(t *testing.T) {
 		msg += "; generated for every default target " + strings.Join(names, " ")
 	}
 	fmt.Fprintln(os.Stderr, msg)
+}
+
+// e2eBuild is TestEndToEnd's work on one case.
+//
+//   - Under -update, it compiles the package and writes its resource
+//     record (resources_test.go).
+//   - A case that is only generated takes its spill check from the
+//     record, which must be current: that is how every dim and target
+//     stays checked without compiling every one (resources_test.go).
+//   - A full case is compiled; its resources must equal its record (which
+//     must be current under all; elsewhere a missing or stale record is
+//     logged); a reference dim must rebuild out (out/'s files, nil for
+//     other dims, or where out/ was built by another nvcc) byte for byte;
+//     and the package is written.
+func e2eBuild(t *testing.T, tc *Toolchain, root string, c e2eCase, all bool, out map[string]string) error {
+	start := time.Now()
+	s := Spec{Dim: c.dim, DType: c.dtype, Package: c.pkg(), Dir: filepath.Join(root, c.pkg())}
+	if !c.full && !*update {
+		if err := checkRecord(s, tc); err != nil {
+			return renewHint(err)
+		}
+		t.Logf("dim %d %s: spill check from %s", c.dim, c.dtype, resourcePath(s.Package))
+		return nil
+	}
+	pkg, b, err := generateOnce(s, tc)
+	if err != nil {
+		return err
+	}
+	t.Logf("dim %d %s: generated for %s in %.1f s", c.dim, c.dtype, strings.Join(b.Targets, " "), time.Since(start).Seconds())
+	if *update {
+		return writeRecord(s, tc, b)
+	}
+	switch err := compareRecord(s, tc, b); {
+	case errors.Is(err, errNoRecord) && !all:
+		t.Logf("dim %d %s: %v", c.dim, c.dtype, err)
+	case err != nil:
+		return renewHint(err)
+	}
+	if out != nil {
+		compareTree(t, referenceSpec(c.dim).Dir, out, filesTree(pkg.Files), "; run make generate")
+	}
+	return Write(pkg)
+}
+
+// renewHint adds to a stale or missing record's error how to renew the
+// records.
+func renewHint(err error) error {
+	if errors.Is(err, errNoRecord) {
+		return fmt.Errorf("%w; run make resources (GIBBSGEN_E2E=all go test ./gen -run TestEndToEnd -update) and commit gen/testdata/resources", err)
+	}
+	return err
 }

@@ -2,10 +2,12 @@ package gen
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
+	"sync"
 	"testing"
 )
 
@@ -189,4 +191,29 @@ func compareTree(t testing.TB, dir string, got, want map[string]string, hint str
 func requireTree(t testing.TB, dir string, want map[string]string) {
 	t.Helper()
 	compareTree(t, dir, readTree(t, dir), want, "")
+}
+
+// generated memoizes Generate within the test binary, so that the tests
+// that build the same package (TestEndToEnd's reference dims and
+// TestOutRebuildsIdentically) run nvcc for it once: a package's files do
+// not depend on Spec.Dir, so the key is the spec without it.
+var generated sync.Map // Spec (Dir "") → *generation
+
+type generation struct {
+	once sync.Once
+	pkg  Package
+	b    Build
+	err  error
+}
+
+// generateOnce is Generate with one nvcc thread, memoized (see generated).
+func generateOnce(s Spec, tc *Toolchain) (Package, Build, error) {
+	key := s
+	key.Dir = ""
+	v, _ := generated.LoadOrStore(fmt.Sprint(key), new(generation))
+	g := v.(*generation)
+	g.once.Do(func() { g.pkg, g.b, g.err = Generate(context.Background(), s, tc, 1) })
+	pkg := g.pkg
+	pkg.Dir = s.Dir
+	return pkg, g.b, g.err
 }

@@ -255,17 +255,22 @@ func (tc *Toolchain) compile(ctx context.Context, src source, targets []string, 
 	b := Build{Fatbin: r.out, Targets: targets, NVCC: tc.Version, Log: r.log, Caveats: r.caveats}
 	b.Resources = parsePtxas(b.Log)
 	if !allowSpills {
-		var spills []Resources
-		for _, r := range b.Resources {
-			if max(r.SpillStores, r.SpillLoads) > src.Spills[r.Kernel] {
-				spills = append(spills, r)
-			}
-		}
-		if len(spills) > 0 {
+		if spills := src.spills(b.Resources); len(spills) > 0 {
 			return Build{}, &SpillError{spills}
 		}
 	}
 	return b, nil
+}
+
+// spills returns the entries of res that spill more than src accepts.
+func (src source) spills(res []Resources) []Resources {
+	var over []Resources
+	for _, r := range res {
+		if max(r.SpillStores, r.SpillLoads) > src.Spills[r.Kernel] {
+			over = append(over, r)
+		}
+	}
+	return over
 }
 
 // ptxArgs is the nvcc command line that compiles src to PTX for the

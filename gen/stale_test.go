@@ -1,7 +1,6 @@
 package gen
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -62,17 +61,15 @@ func TestOutUpToDate(t *testing.T) {
 // long, unlike where out/ was built, because nvcc's output once depended on
 // its length (scratch.go). The packages are built at the same time, each
 // nvcc with one thread: dim 64's front end alone is most of the time, and
-// the other cores would idle through it.
+// the other cores would idle through it. When TestEndToEnd has built the
+// same packages in this test binary, their builds are reused
+// (generateOnce).
 func TestOutRebuildsIdentically(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs nvcc for every reference dim")
 	}
 	tc := needNVCC(t)
-	tmp := filepath.Join(t.TempDir(), strings.Repeat("t", 40))
-	if err := os.Mkdir(tmp, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("TMPDIR", tmp)
+	longTMPDIR(t)
 	type rebuild struct {
 		s    Spec
 		have map[string]string
@@ -91,7 +88,7 @@ func TestOutRebuildsIdentically(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	for i := range rs {
-		wg.Go(func() { rs[i].pkg, rs[i].b, rs[i].err = Generate(context.Background(), rs[i].s, tc, 1) })
+		wg.Go(func() { rs[i].pkg, rs[i].b, rs[i].err = generateOnce(rs[i].s, tc) })
 	}
 	wg.Wait()
 	for _, r := range rs {
@@ -103,4 +100,16 @@ func TestOutRebuildsIdentically(t *testing.T) {
 		}
 		compareTree(t, r.s.Dir, r.have, filesTree(r.pkg.Files), "; run make generate")
 	}
+}
+
+// longTMPDIR sets TMPDIR, for the rest of the test, to a directory whose
+// path is longer than where out/ was built: the builds must not depend on
+// it (scratch.go).
+func longTMPDIR(t *testing.T) {
+	t.Helper()
+	tmp := filepath.Join(t.TempDir(), strings.Repeat("t", 40))
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", tmp)
 }
