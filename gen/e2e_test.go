@@ -212,9 +212,9 @@ func TestEndToEnd(t *testing.T) {
 			names = append(names, c.pkg())
 		}
 	}
-	msg := "end-to-end: generated for every default target, vetted and tested " + strings.Join(tested, " ")
+	msg := "end-to-end: generated for every default target (resources as recorded), vetted and tested " + strings.Join(tested, " ")
 	if len(names) > 0 {
-		msg += "; generated for every default target " + strings.Join(names, " ")
+		msg += "; spill-checked for every default target from their current records " + strings.Join(names, " ")
 	}
 	fmt.Fprintln(os.Stderr, msg)
 }
