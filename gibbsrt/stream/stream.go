@@ -50,6 +50,11 @@ import (
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
+// Version is the stream's version, which generated manifests
+// (stream_version) and the README name: any change to the numbers a (seed,
+// chain, sweep, coordinate) draws gets a new one.
+const Version = kernels.StreamVersion
+
 // PhiloxCounter returns the counter and key of (seed, chain, sweep, group)
 // as documented above.
 func PhiloxCounter(seed, chain, sweep uint64, group int) (ctr [4]uint32, key [2]uint32) {
