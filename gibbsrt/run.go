@@ -34,6 +34,15 @@ type RunOptions[T Float] struct {
 	// Progress, if set, is called after every chunk with what is done and
 	// what the run will do, from Run's goroutine.
 	Progress func(done, total RunResult)
+	// Sampling, if set, is the scheme of the sweeps: Run sets it, as
+	// SetScheme does (the sampler keeps it), once the burn-in is done and
+	// before the first sweep, also when there are no sweeps; a Run stopped
+	// during the burn-in leaves the scheme as it was. The burn-in runs under
+	// the scheme set before the call. So one Run gives the fastest answer
+	// for a mean: Chebyshev iterations under Scheme{Kind: Symmetric} (ω
+	// for the mean error), then sweeps under Scheme{Kind: Forward, Tune:
+	// TuneSampling} (ω for the estimate).
+	Sampling *Scheme
 }
 
 // RunResult is what a Run did: Burnin Chebyshev iterations, which drew
@@ -60,6 +69,7 @@ type runPlan struct {
 	chebyshev    func(first, n int, st Stream) error
 	sweep        func(n int, st Stream) error
 	beforeReport func() error // waits for the chunk, before a report
+	rescheme     func() error // between the phases: sets RunOptions.Sampling
 }
 
 // planRun checks what every Run shares and returns the plan; burnin
@@ -83,6 +93,12 @@ func planRun[T Float](ctx context.Context, sweeps int, st Stream, o RunOptions[T
 	tol, err := checkBurnin(o.Burnin, o.BurninTolerance)
 	if err != nil {
 		return runPlan{}, err
+	}
+	if o.Sampling != nil {
+		// Refused before the burn-in changes the state.
+		if err := o.Sampling.check(); err != nil {
+			return runPlan{}, fmt.Errorf("%w (RunOptions.Sampling)", err)
+		}
 	}
 	p := runPlan{total: RunResult{Sweeps: sweeps}, st: st, progress: o.Progress}
 	if tol > 0 {
@@ -119,7 +135,12 @@ func (p runPlan) run(ctx context.Context) (RunResult, error) {
 		{&done.Burnin, p.total.Burnin, p.burnChunk, 0, p.chebyshev},
 		{&done.Sweeps, p.total.Sweeps, p.sweepChunk, uint64(p.total.Burnin), func(_, n int, st Stream) error { return p.sweep(n, st) }},
 	}
-	for _, ph := range phases {
+	for i, ph := range phases {
+		if i == 1 && p.rescheme != nil {
+			if err := p.rescheme(); err != nil {
+				return done, err
+			}
+		}
 		for *ph.count < ph.total {
 			if err := ctx.Err(); err != nil {
 				return done, err
@@ -199,6 +220,15 @@ func (s *Sampler[T]) Run(ctx context.Context, x *DeviceState[T], sweeps int, st 
 		return err
 	}
 	p.beforeReport = s.Synchronize
+	if o.Sampling != nil {
+		p.rescheme = func() error {
+			// The burn-in's launches read the tables SetScheme replaces.
+			if err := s.Synchronize(); err != nil {
+				return err
+			}
+			return s.SetScheme(*o.Sampling)
+		}
+	}
 	done, err := p.run(ctx)
 	if err != nil {
 		return done, err
@@ -276,5 +306,8 @@ func (r *Reference[T]) Run(ctx context.Context, x []T, sweeps int, st Stream, o 
 		p.chebyshev = func(first, n int, part Stream) error { return r.SweepChebyshev(x, prev, first, n, part) }
 	}
 	p.sweep = func(n int, part Stream) error { return r.Sweep(x, n, part) }
+	if o.Sampling != nil {
+		p.rescheme = func() error { return r.SetScheme(*o.Sampling) }
+	}
 	return p.run(ctx)
 }

@@ -246,6 +246,56 @@ func testRunBurnin[T Float](t *testing.T) {
 		}
 	})
 
+	// One Run that burns in under r's scheme and samples under another
+	// equals the two calls of the README's recipe; the sampler keeps the
+	// sampling scheme; a Run cancelled during the burn-in keeps the old.
+	t.Run("Sampling", func(t *testing.T) {
+		orig := r.Scheme()
+		defer func() {
+			if err := r.SetScheme(orig); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		sampling := Scheme{Kind: Forward, Tune: TuneSampling}
+		w, p := slices.Clone(x0), slices.Clone(x0)
+		if err := r.SweepChebyshev(w, p, 0, k, st); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.SetScheme(sampling); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Sweep(w, sweeps, RunResult{Burnin: k}.Next(st)); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.SetScheme(orig); err != nil {
+			t.Fatal(err)
+		}
+		if same(w, want) {
+			t.Fatal("the sampling scheme's sweeps equal the burn-in scheme's: the test cannot tell them apart")
+		}
+		x := slices.Clone(x0)
+		done, err := r.Run(context.Background(), x, sweeps, st, RunOptions[T]{Chunk: 4, Burnin: BurninAuto, Sampling: &sampling})
+		if err != nil || done != total {
+			t.Fatalf("Run = %+v, %v; want %+v", done, err, total)
+		}
+		if !same(x, w) {
+			t.Error("Run with Sampling differs from SweepChebyshev, SetScheme and Sweep")
+		}
+		if got := r.Scheme(); got != sampling {
+			t.Errorf("after Run the scheme is %v, want %v", got, sampling)
+		}
+		if err := r.SetScheme(orig); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		_, err = r.Run(ctx, slices.Clone(x0), sweeps, st, RunOptions[T]{Chunk: 2, Burnin: BurninAuto, Sampling: &sampling,
+			Progress: func(RunResult, RunResult) { cancel() }})
+		cancel()
+		if !errors.Is(err, context.Canceled) || r.Scheme() != orig {
+			t.Errorf("cancelled in the burn-in: %v, scheme %v; want context.Canceled and %v", err, r.Scheme(), orig)
+		}
+	})
+
 	t.Run("BadOptions", func(t *testing.T) {
 		ctx := context.Background()
 		for _, c := range []struct {
@@ -263,6 +313,7 @@ func testRunBurnin[T Float](t *testing.T) {
 			{ctx, r, 1, st, RunOptions[T]{Burnin: BurninAuto, BurninTolerance: -1e-3}, "BurninTolerance = -0.001; it must lie in (0, 1)"},
 			{ctx, r, 1, st, RunOptions[T]{Burnin: BurninAuto, BurninTolerance: math.NaN()}, "BurninTolerance = NaN; it must lie in (0, 1)"},
 			{ctx, r, 1, st, RunOptions[T]{Chunk: -1}, "Chunk = -1"},
+			{ctx, r, 1, st, RunOptions[T]{Burnin: BurninAuto, Sampling: &Scheme{Kind: 9}}, "sweep kind 9; it must be Forward, Backward or Symmetric (RunOptions.Sampling)"},
 			{ctx, r, -1, st, RunOptions[T]{}, "sweeps = -1"},
 			{nil, r, 1, st, RunOptions[T]{}, "nil Context"},
 			{ctx, r, 1, st, RunOptions[T]{Trace: &DeviceTrace[T]{}}, "Trace and Moments are device buffers"},

@@ -14,7 +14,9 @@ import (
 // twin's Run, bit for bit, with each sequential strategy of the package:
 // on device state (Sampler.Run) and on host state (RunHost), each chunked
 // unlike the twin, on AR(1) ρ = 0.95 under a symmetric scheme from
-// mu + 10 sd; the counts and the progress reports agree too.
+// mu + 10 sd; the counts and the progress reports agree too; and a Run
+// that switches to forward sweeps at TuneSampling's ω after the burn-in
+// (RunOptions.Sampling).
 func gpuRunBurnin[T gibbsrt.Float](t *testing.T, h Harness[T], g GPUSampler[T]) {
 	d := h.Dim
 	rt := g.Runtime()
@@ -46,6 +48,11 @@ func gpuRunBurnin[T gibbsrt.Float](t *testing.T, h Harness[T], g GPUSampler[T]) 
 	wres, err := ref.Run(ctx, want, sweeps, st, gibbsrt.RunOptions[T]{Burnin: gibbsrt.BurninAuto})
 	if err != nil || wres.Burnin == 0 || wres.Sweeps != sweeps {
 		t.Fatalf("the twin's Run: %+v, %v", wres, err)
+	}
+	sampling := gibbsrt.Scheme{Kind: gibbsrt.Forward, Tune: gibbsrt.TuneSampling}
+	wantSampling := slices.Clone(x0)
+	if res, err := ref.Run(ctx, wantSampling, sweeps, st, gibbsrt.RunOptions[T]{Burnin: gibbsrt.BurninAuto, Sampling: &sampling}); err != nil || res != wres {
+		t.Fatalf("the twin's Run with Sampling: %+v, %v", res, err)
 	}
 	for _, s := range strategies(g) {
 		t.Run(s.String(), func(t *testing.T) {
@@ -88,6 +95,21 @@ func gpuRunBurnin[T gibbsrt.Float](t *testing.T, h Harness[T], g GPUSampler[T]) 
 				t.Fatalf("RunHost: %+v, %v; the twin's %+v", res, err, wres)
 			}
 			requireEqual(t, fmt.Sprintf("RunHost with burn-in (%d iterations) vs the twin's Run", wres.Burnin), got, want, d)
+
+			// One Run that samples under another scheme after the burn-in
+			// (RunOptions.Sampling), against the twin's; both keep it.
+			got = slices.Clone(x0)
+			res, err = rt.RunHost(ctx, got, sweeps, st, gibbsrt.RunOptions[T]{Burnin: gibbsrt.BurninAuto, Chunk: 4, Sampling: &sampling})
+			if err != nil || res != wres {
+				t.Fatalf("RunHost with Sampling: %+v, %v; the twin's %+v", res, err, wres)
+			}
+			if g.Scheme() != sampling {
+				t.Errorf("after RunHost with Sampling the scheme is %v, want %v", g.Scheme(), sampling)
+			}
+			requireEqual(t, "RunHost with Sampling vs the twin's", got, wantSampling, d)
+			if err := g.SetScheme(sc); err != nil {
+				t.Fatal(err)
+			}
 		})
 	}
 	if err := g.SetStrategy(gibbsrt.Auto); err != nil {
