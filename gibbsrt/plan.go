@@ -24,6 +24,7 @@ type plan[T Float] struct {
 	mix  *Mixing
 	cheb *mixing.Chebyshev
 	mat  *MatrixTables[T]
+	rows []T // co.byRow(), the twin's weights; computed on first use
 }
 
 // newPlan validates Q and mu, chooses ω if sc asks for it, and computes
@@ -75,7 +76,7 @@ func (p *plan[T]) rescheme(sc Scheme) (*plan[T], error) {
 	}
 	if sc.Kind == p.scheme.Kind && sc.Omega == p.scheme.Omega && sc.Tune == p.scheme.Tune {
 		p.mu.Lock()
-		np := &plan[T]{dim: p.dim, mean: p.mean, q: p.q, scheme: sc, co: p.co, mix: p.mix, cheb: p.cheb, mat: p.mat}
+		np := &plan[T]{dim: p.dim, mean: p.mean, q: p.q, scheme: sc, co: p.co, mix: p.mix, cheb: p.cheb, mat: p.mat, rows: p.rows}
 		p.mu.Unlock()
 		return np.eager()
 	}
@@ -190,6 +191,17 @@ func (p *plan[T]) matrix() (*MatrixTables[T], error) {
 		p.mat = m
 	}
 	return p.mat, nil
+}
+
+// byRow returns co.byRow(), computed once per plan (the twin's sweeps read
+// it; a GPU sampler's plan never computes it).
+func (p *plan[T]) byRow() []T {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.rows == nil {
+		p.rows = p.co.byRow()
+	}
+	return p.rows
 }
 
 // ext reports whether sweeps under the plan need the Ext entry points.

@@ -241,7 +241,7 @@ func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T, c
 	}
 	var rows []T // the sequential form's weights, by row
 	if mt == nil {
-		rows = co.byRow()
+		rows = r.p.byRow()
 	}
 	run := func(lo, hi int) {
 		pos := make([]T, d)       // the chain in the current frame's order
@@ -416,7 +416,7 @@ func (r *Reference[T]) SweepNoise(x, noise []T, sweeps int) error {
 	if r.p.ext() || r.p.form() == FormMatrix {
 		return fmt.Errorf("gibbsrt: SweepNoise runs plain Gibbs sweeps in the sequential form; the scheme is %v", r.p.scheme)
 	}
-	z, rows := make([]T, d), co.byRow()
+	z, rows := make([]T, d), r.p.byRow()
 	for c := 0; c < chains; c++ {
 		xc := x[c*d : (c+1)*d]
 		for k := 0; k < sweeps; k++ {
@@ -433,8 +433,8 @@ func (r *Reference[T]) SweepNoise(x, noise []T, sweeps int) error {
 // f*Dim*Stride + i*Stride + j is the weight of position j in position i's
 // mean. The twin reads a position's weights in a row; in Weight's layout,
 // the kernels', they lie Stride apart, which at large dims made the twin
-// wait on memory for most of its time. A call of the twin computes it once
-// for all its chains and sweeps.
+// wait on memory for most of its time. The twin computes it once per
+// model and scheme (plan.byRow).
 func (co *Coefficients[T]) byRow() []T {
 	d, st := co.Dim, co.Stride
 	rows := make([]T, len(co.Weight))
