@@ -193,10 +193,11 @@ func requireTree(t testing.TB, dir string, want map[string]string) {
 	compareTree(t, dir, readTree(t, dir), want, "")
 }
 
-// generated memoizes Generate within the test binary, so that the tests
-// that build the same package (TestEndToEnd's reference dims and
-// TestOutRebuildsIdentically) run nvcc for it once: a package's files do
-// not depend on Spec.Dir, so the key is the spec without it.
+// generated memoizes Generate within the test binary for the packages
+// two tests build (out/'s: TestEndToEnd's reference dims and
+// TestOutRebuildsIdentically), so that nvcc runs for each once; the other
+// packages are not kept. A package's files do not depend on Spec.Dir, so
+// the key is the spec without it.
 var generated sync.Map // Spec (Dir "") → *generation
 
 type generation struct {
