@@ -30,6 +30,9 @@ type MixingAutoBurnin struct {
 	Tolerance  float64 `json:"tolerance"`
 	Iterations int     `json:"iterations"` // RunResult.Burnin
 	WallSec    float64 `json:"wall_sec"`   // Run's wall time
+	// ChunkOneSec is the same Run with Chunk 1, a launch per iteration:
+	// what run 19 timed, when the default chunk was count/100.
+	ChunkOneSec float64 `json:"chunk_one_sec,omitempty"`
 	// MeanErr is the measured ‖mean − mu‖ / ‖start − mu‖ after the burn-in
 	// (its floor at B: the section's mean floor).
 	MeanErr float64 `json:"mean_err"`
@@ -45,9 +48,10 @@ type MixingAutoBurnin struct {
 
 // autoBurnin times run, a Run with automatic burn-in on the state load
 // put in place, reads the state back with state, and compares with plain,
-// the section's plain row.
+// the section's plain row. runOne, if set, is the same Run a launch per
+// iteration, timed from the same start after it.
 func autoBurnin(a MixingAutoBurnin, an *stateAnalyzer, plain MixingRow, maxSweeps int,
-	load func() error, run func() (gibbsrt.RunResult, error), state func() ([]float32, error)) (MixingAutoBurnin, error) {
+	load func() error, run, runOne func() (gibbsrt.RunResult, error), state func() ([]float32, error)) (MixingAutoBurnin, error) {
 	if err := load(); err != nil {
 		return a, err
 	}
@@ -63,6 +67,16 @@ func autoBurnin(a MixingAutoBurnin, an *stateAnalyzer, plain MixingRow, maxSweep
 	}
 	a.Iterations = res.Burnin
 	a.MeanErr, _ = an.errors(x, false)
+	if runOne != nil {
+		if err := load(); err != nil {
+			return a, err
+		}
+		t0 := time.Now()
+		if _, err := runOne(); err != nil {
+			return a, err
+		}
+		a.ChunkOneSec = time.Since(t0).Seconds()
+	}
 	a.PlainSweeps = plain.Mean.Sweeps
 	a.SweepsVsPlain, a.VsPlainBound = vsPlain(plain.Mean.Sweeps, res.Burnin, maxSweeps)
 	plainSweeps := plain.Mean.Sweeps
@@ -92,6 +106,9 @@ func (b *bench) runAutoBurnin(s *gibbsrt.Sampler[float32], mm mixModel, x *gibbs
 		func() (gibbsrt.RunResult, error) {
 			return s.Run(context.Background(), x, 0, st, gibbsrt.RunOptions[float32]{Burnin: gibbsrt.BurninAuto})
 		},
+		func() (gibbsrt.RunResult, error) {
+			return s.Run(context.Background(), x, 0, st, gibbsrt.RunOptions[float32]{Burnin: gibbsrt.BurninAuto, Chunk: 1})
+		},
 		func() ([]float32, error) {
 			out := make([]float32, len(start))
 			return out, x.Download(out)
@@ -105,8 +122,8 @@ func (b *bench) runAutoBurnin(s *gibbsrt.Sampler[float32], mm mixModel, x *gibbs
 }
 
 func (b *bench) printAutoBurnin(a MixingAutoBurnin) {
-	b.printf("automatic burn-in (issue 20), %s: Run with Burnin: BurninAuto from mu + %.3g sd, B = %d: %d Chebyshev iterations at omega %.4f (closed form: Q-norm mean error <= %g of the start's), measured mean error %.3g, wall %.4f s; plain Gibbs %s sweeps, %.4f s: %s fewer sweeps, %s less wall time, target >= %dx: %s\n",
-		a.Model, a.StartSD, a.Chains, a.Iterations, a.Omega, a.Tolerance, a.MeanErr, a.WallSec,
+	b.printf("automatic burn-in (issue 20), %s: Run with Burnin: BurninAuto from mu + %.3g sd, B = %d: %d Chebyshev iterations at omega %.4f (closed form: Q-norm mean error <= %g of the start's), measured mean error %.3g, wall %.4f s (a launch per iteration: %.4f s); plain Gibbs %s sweeps, %.4f s: %s fewer sweeps, %s less wall time, target >= %dx: %s\n",
+		a.Model, a.StartSD, a.Chains, a.Iterations, a.Omega, a.Tolerance, a.MeanErr, a.WallSec, a.ChunkOneSec,
 		sweepsText(a.PlainSweeps, b.opt.mixingMaxSweeps), a.PlainSec,
 		ratioText(a.SweepsVsPlain, a.VsPlainBound), ratioText(a.WallVsPlain, a.VsPlainBound),
 		autoBurninTarget, metText(a.WallVsPlain >= autoBurninTarget && a.VsPlainBound != "<"))

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
 )
@@ -30,7 +31,7 @@ func TestAutoBurninOnReference(t *testing.T) {
 		func() error { return nil },
 		func() (gibbsrt.RunResult, error) {
 			return rr.r.Run(context.Background(), x, 0, gibbsrt.Stream{Seed: 3}, gibbsrt.RunOptions[float32]{Burnin: gibbsrt.BurninAuto})
-		},
+		}, nil,
 		func() ([]float32, error) { return x, nil })
 	if err != nil {
 		t.Fatal(err)
@@ -50,8 +51,12 @@ func TestAutoBurninOnReference(t *testing.T) {
 	// Plain did not get there: the ratios are lower bounds.
 	a, err = autoBurnin(a, an, MixingRow{SecPerSweep: 1e-4}, 40000, func() error { return nil },
 		func() (gibbsrt.RunResult, error) { return gibbsrt.RunResult{Burnin: 40}, nil },
+		func() (gibbsrt.RunResult, error) {
+			time.Sleep(time.Millisecond)
+			return gibbsrt.RunResult{Burnin: 40}, nil
+		},
 		func() ([]float32, error) { return x, nil })
-	if err != nil || a.VsPlainBound != ">" || a.SweepsVsPlain != 1000 || a.PlainSec != 4 {
+	if err != nil || a.VsPlainBound != ">" || a.SweepsVsPlain != 1000 || a.PlainSec != 4 || !(a.ChunkOneSec >= 1e-3) {
 		t.Errorf("plain not there: %+v, %v", a, err)
 	}
 }

@@ -149,6 +149,25 @@ func runTwin[T Float](t *testing.T) (*Reference[T], []T, int) {
 // iterations from prev = x at stream sweeps st.Sweep…, then the scheme's
 // sweeps from st.Sweep + k, bit for bit, however it is chunked; progress
 // counts every chunk of both phases.
+// TestDefaultChunk pins Run's default chunking: at most 100 launches, of
+// at least minChunk sweeps where the phase has them, as even as can be.
+func TestDefaultChunk(t *testing.T) {
+	for _, c := range []struct{ n, chunk int }{
+		{0, 1}, {1, 1}, {9, 9}, {32, 32}, {33, 33}, {64, 32}, {67, 34}, {3200, 32}, {3201, 33}, {10000, 100}, {10001, 101},
+	} {
+		if got := defaultChunk(c.n); got != c.chunk {
+			t.Errorf("defaultChunk(%d) = %d, want %d", c.n, got, c.chunk)
+		}
+	}
+	for n := 1; n < 20000; n++ {
+		c := defaultChunk(n)
+		launches := (n + c - 1) / c
+		if launches > 100 || (c < minChunk && launches > 1) {
+			t.Fatalf("defaultChunk(%d) = %d: %d launches", n, c, launches)
+		}
+	}
+}
+
 func TestRunBurnin(t *testing.T) {
 	t.Run("float32", func(t *testing.T) { testRunBurnin[float32](t) })
 	t.Run("float64", func(t *testing.T) { testRunBurnin[float64](t) })
@@ -189,14 +208,14 @@ func testRunBurnin[T Float](t *testing.T) {
 		c := chunk
 		for b := 0; b < k; {
 			if chunk == 0 {
-				c = max(1, k/100)
+				c = defaultChunk(k)
 			}
 			b = min(k, b+c)
 			wantReports = append(wantReports, RunResult{Burnin: b})
 		}
 		for s := 0; s < sweeps; {
 			if chunk == 0 {
-				c = max(1, sweeps/100)
+				c = defaultChunk(sweeps)
 			}
 			s = min(sweeps, s+c)
 			wantReports = append(wantReports, RunResult{Burnin: k, Sweeps: s})
