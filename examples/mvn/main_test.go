@@ -48,6 +48,35 @@ func TestExampleOnCPU(t *testing.T) {
 	checkReport(t, &out)
 }
 
+// TestExampleOnGPU runs the example on GPU 0, as a user without -cpu does,
+// and on the twin with the same flags: with automatic burn-in, traces and
+// the device's moments, the two reports must agree digit for digit after
+// the line that says where each ran. It skips without a CUDA driver or
+// device.
+func TestExampleOnGPU(t *testing.T) {
+	args := []string{"-model", ar1Model, "-chains", "4096", "-traced", "64", "-samples", "400", "-thin", "3"}
+	var gpu, gpuErrs bytes.Buffer
+	if code := run(args, &gpu, &gpuErrs); code != 0 {
+		t.Fatalf("exit %d: %s", code, gpuErrs.String())
+	}
+	if strings.Contains(gpuErrs.String(), "no GPU") {
+		t.Skipf("no GPU: %s", gpuErrs.String())
+	}
+	var cpu, cpuErrs bytes.Buffer
+	if code := run(append(args, "-cpu"), &cpu, &cpuErrs); code != 0 {
+		t.Fatalf("-cpu: exit %d: %s", code, cpuErrs.String())
+	}
+	g, c := strings.SplitN(gpu.String(), "\n", 2), strings.SplitN(cpu.String(), "\n", 2)
+	if !strings.HasPrefix(g[0], "GPU ") || !strings.HasPrefix(c[0], "the CPU twin") {
+		t.Fatalf("where: %q and %q", g[0], c[0])
+	}
+	if len(g) != 2 || len(c) != 2 || g[1] != c[1] {
+		t.Errorf("the GPU's report differs from the twin's:\n%s\n---\n%s", gpu.String(), cpu.String())
+	}
+	t.Logf("%s", gpu.String())
+	checkReport(t, &gpu)
+}
+
 // checkReport checks each mean and variance of mvn's report against the
 // exact value within 5 of its own Monte Carlo standard errors, and each
 // coordinate's ESS and R̂.
