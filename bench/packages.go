@@ -17,6 +17,7 @@ import (
 	"slices"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbsimpl"
 	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbstest"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
@@ -53,23 +54,23 @@ type manifest struct {
 
 // loadPackage reads the module of the generated package in dir from its
 // manifest, checking the fatbin against the manifest's digest.
-func loadPackage(dir string) (gibbsrt.ModuleSpec, error) {
+func loadPackage(dir string) (gibbsimpl.Module, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "gibbsgen.json"))
 	if err != nil {
-		return gibbsrt.ModuleSpec{}, err
+		return gibbsimpl.Module{}, err
 	}
 	var m manifest
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return gibbsrt.ModuleSpec{}, fmt.Errorf("%s/gibbsgen.json: %w", dir, err)
+		return gibbsimpl.Module{}, fmt.Errorf("%s/gibbsgen.json: %w", dir, err)
 	}
 	// The runtime launches a module's kernels with its own table's
 	// geometry, so a package of another ABI version would run wrong
 	// launches; its generated code would not compile against this runtime.
-	if m.ABI < gibbsrt.MinVersion || m.ABI > gibbsrt.MaxVersion {
-		return gibbsrt.ModuleSpec{}, fmt.Errorf("%s: abi_version %d; this bench's runtime supports %d to %d (regenerate the package, or use the bench of its gibbsgen)",
-			dir, m.ABI, gibbsrt.MinVersion, gibbsrt.MaxVersion)
+	if m.ABI < gibbsimpl.MinVersion || m.ABI > gibbsimpl.MaxVersion {
+		return gibbsimpl.Module{}, fmt.Errorf("%s: abi_version %d; this bench's runtime supports %d to %d (regenerate the package, or use the bench of its gibbsgen)",
+			dir, m.ABI, gibbsimpl.MinVersion, gibbsimpl.MaxVersion)
 	}
-	spec := gibbsrt.ModuleSpec{Dim: m.Dim, DType: m.DType}
+	spec := gibbsimpl.Module{Dim: m.Dim, DType: m.DType}
 	for _, k := range m.Kernels {
 		// The manifest lists every entry point; a module lists the
 		// table's rows, whose other entry points (_trace, _ext) come
@@ -79,14 +80,14 @@ func loadPackage(dir string) (gibbsrt.ModuleSpec, error) {
 		}
 	}
 	if spec.Fatbin, err = os.ReadFile(filepath.Join(dir, m.Package+".fatbin")); err != nil {
-		return gibbsrt.ModuleSpec{}, err
+		return gibbsimpl.Module{}, err
 	}
 	if sum := sha256.Sum256(spec.Fatbin); hex.EncodeToString(sum[:]) != m.FatbinSHA256 {
-		return gibbsrt.ModuleSpec{}, fmt.Errorf("%s: %s.fatbin does not match the manifest's fatbin_sha256", dir, m.Package)
+		return gibbsimpl.Module{}, fmt.Errorf("%s: %s.fatbin does not match the manifest's fatbin_sha256", dir, m.Package)
 	}
 	if m.PTXFile != "" {
 		if spec.PTX, err = os.ReadFile(filepath.Join(dir, m.PTXFile)); err != nil {
-			return gibbsrt.ModuleSpec{}, err
+			return gibbsimpl.Module{}, err
 		}
 	}
 	return spec, nil
@@ -122,8 +123,8 @@ func (b *bench) runPackage(dir string) error {
 	return fmt.Errorf("%s: dtype %q", dir, spec.DType)
 }
 
-func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsrt.ModuleSpec, fmaRate float64) error {
-	s, err := gibbsrt.NewSampler[T](spec, b.opt.device)
+func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsimpl.Module, fmaRate float64) error {
+	s, err := gibbsimpl.NewSampler[T](spec, b.opt.device)
 	if err != nil {
 		return err
 	}

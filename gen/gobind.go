@@ -15,6 +15,7 @@ const (
 	mcstatPath = "github.com/gibbsgen/gibbsgen/mcstat"
 	mixingPath = "github.com/gibbsgen/gibbsgen/mixing"
 	rtPath     = "github.com/gibbsgen/gibbsgen/gibbsrt"
+	implPath   = "github.com/gibbsgen/gibbsgen/gibbsrt/gibbsimpl"
 	testPath   = "github.com/gibbsgen/gibbsgen/gibbsrt/gibbstest"
 )
 
@@ -106,6 +107,9 @@ func groupImports(src []byte) ([]byte, error) {
 }
 
 func rt(name string) *jen.Statement { return jen.Qual(rtPath, name) }
+
+// impl names the contract with gibbsrt that generated code alone uses.
+func impl(name string) *jen.Statement { return jen.Qual(implPath, name) }
 
 // generic names gibbsrt's types that take the element type.
 var generic = map[string]bool{"DeviceState": true, "HostState": true, "DeviceTrace": true, "RunOptions": true, "Chains": true, "Reference": true}
@@ -219,8 +223,8 @@ with the normals drawn by Philox4x32-10 from (seed, chain, sweep,
 coordinate), so results do not depend on launch shape, strategy or how
 sweeps are split into calls. SetScheme selects backward or symmetric
 sweeps and over-relaxation, and SweepChebyshev accelerates burn-in (see
-gibbsrt.Scheme). The stream, the update order and the rounding are
-specified in package gibbsrt.
+gibbsrt.Scheme). The stream is specified in package gibbsrt/stream, the
+update order and the rounding in package gibbsrt.
 
 Open returns the GPU sampler on device 0 (New) or, without a driver or
 device, the twin (NewReference), and says which; both are Chains, with
@@ -231,10 +235,11 @@ The driver library libcuda.so.1 is opened at run time: building this
 package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dtype, s.Dim-1, fatbinName, strings.Join(b.Targets, ", "), b.NVCC)))
 	f.Anon("embed")
 	f.ImportName(rtPath, "gibbsrt")
+	f.ImportName(implPath, "gibbsimpl")
 
 	f.Comment(lineComment("These assert at compile time that this package and the gibbsrt it is\nbuilt with are compatible. If either fails, regenerate this package with\nthe gibbsgen that matches your gibbsrt (or update gibbsrt)."))
-	f.Const().Id("_").Op("=").Add(rt("EnforceVersion")).Call(jen.Lit(kernels.ABIVersion).Op("-").Add(rt("MinVersion")))
-	f.Const().Id("_").Op("=").Add(rt("EnforceVersion")).Call(rt("MaxVersion").Op("-").Lit(kernels.ABIVersion))
+	f.Const().Id("_").Op("=").Add(impl("EnforceVersion")).Call(jen.Lit(kernels.ABIVersion).Op("-").Add(impl("MinVersion")))
+	f.Const().Id("_").Op("=").Add(impl("EnforceVersion")).Call(impl("MaxVersion").Op("-").Lit(kernels.ABIVersion))
 
 	f.Comment("Dim is the dimension this package was generated for.")
 	f.Const().Id("Dim").Op("=").Lit(s.Dim)
@@ -292,7 +297,7 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 
 	f.Comment("//go:embed " + fatbinName)
 	f.Var().Id("fatbin").Index().Byte()
-	moduleSpec := jen.Dict{
+	moduleDesc := jen.Dict{
 		jen.Id("Dim"):    jen.Id("Dim"),
 		jen.Id("DType"):  jen.Lit(string(s.dtype)),
 		jen.Id("Fatbin"): jen.Id("fatbin"),
@@ -304,7 +309,7 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 		f.Line()
 		f.Comment("//go:embed " + ptxName(s))
 		f.Var().Id("ptx").Index().Byte()
-		moduleSpec[jen.Id("PTX")] = jen.Id("ptx")
+		moduleDesc[jen.Id("PTX")] = jen.Id("ptx")
 	}
 
 	f.Comment("module describes the embedded device code to gibbsrt.")
@@ -312,22 +317,22 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 	for _, k := range s.all {
 		names = append(names, jen.Lit(k.Name))
 	}
-	moduleSpec[jen.Id("Kernels")] = jen.Index().String().Values(names...)
-	f.Var().Id("module").Op("=").Add(rt("ModuleSpec")).Values(moduleSpec)
+	moduleDesc[jen.Id("Kernels")] = jen.Index().String().Values(names...)
+	f.Var().Id("module").Op("=").Add(impl("Module")).Values(moduleDesc)
 
 	f.Comment(lineComment("Sampler runs the sampler on one GPU. Its methods are safe for concurrent\nuse; calls are serialized. Close releases it."))
 	f.Type().Id("Sampler").Struct(jen.Id("s").Op("*").Add(rt("Sampler").Types(elem(s))))
 
 	f.Comment(lineComment("New loads the sampler onto CUDA device ordinal device (0 for the first).\nWithout libcuda.so.1 or a device it returns an error that says which."))
 	f.Func().Id("New").Params(jen.Id("device").Int()).Params(jen.Op("*").Id("Sampler"), jen.Error()).Block(
-		jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(rt("NewSampler").Types(elem(s))).Call(jen.Id("module"), jen.Id("device")),
+		jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(impl("NewSampler").Types(elem(s))).Call(jen.Id("module"), jen.Id("device")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Op("&").Id("Sampler").Values(jen.Id("s")), jen.Nil()),
 	)
 
 	f.Comment(lineComment("NewMulti loads a sampler onto each of devices (every visible GPU if none\nis given); its calls split the chains across them and equal one\nsampler's results bit for bit (see gibbsrt.Multi)."))
 	f.Func().Id("NewMulti").Params(jen.Id("devices").Op("...").Int()).Params(jen.Op("*").Add(rt("Multi").Types(elem(s))), jen.Error()).Block(
-		jen.Return(rt("NewMulti").Types(elem(s)).Call(jen.Id("module"), jen.Id("devices").Op("..."))),
+		jen.Return(impl("NewMulti").Types(elem(s)).Call(jen.Id("module"), jen.Id("devices").Op("..."))),
 	)
 
 	samplerMethods := []forward{
@@ -391,15 +396,15 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 	for _, m := range samplerMethods {
 		emitForward(f, "Sampler", "s", jen.Id("s").Dot("s"), m)
 	}
-	f.Comment(lineComment("Runtime returns the underlying gibbsrt sampler, for its test entry points\n(Philox, Normals, Transform)."))
+	f.Comment(lineComment("Runtime returns the underlying gibbsrt sampler, the same one, for code\nwritten against gibbsrt's generic API (the test suites' among it)."))
 	f.Func().Params(jen.Id("s").Op("*").Id("Sampler")).Id("Runtime").Params().Op("*").Add(rt("Sampler").Types(elem(s))).Block(jen.Return(jen.Id("s").Dot("s")))
 
 	f.Comment(lineComment("NewReference returns the CPU twin of this package's sampler, with no model\nset."))
 	f.Func().Id("NewReference").Params().Op("*").Id("Reference").Block(jen.Return(rt("NewReference").Types(elem(s)).Call(jen.Id("Dim"))))
 
-	f.Comment(lineComment("Open opens CUDA device 0 with New, or, where there is no driver or\ndevice, makes the CPU twin with NewReference; Choice says which, and\nwhy no GPU (see gibbsrt.Open). Other errors of New are returned."))
+	f.Comment(lineComment("Open opens CUDA device 0 with New, or, where there is no driver or\ndevice, makes the CPU twin with NewReference; Choice says which, and\nwhy no GPU (see gibbsrt.Choice). Other errors of New are returned."))
 	f.Func().Id("Open").Params().Params(jen.Id("Chains"), jen.Id("Choice"), jen.Error()).Block(
-		jen.Return(rt("OpenWith").Types(elem(s)).Call(jen.Id("New"), jen.Id("NewReference"))))
+		jen.Return(impl("OpenWith").Types(elem(s)).Call(jen.Id("New"), jen.Id("NewReference"))))
 
 	f.Comment("Both samplers are Chains.")
 	f.Var().Defs(

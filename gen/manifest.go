@@ -60,7 +60,7 @@ type Symbol struct {
 type Manifest struct {
 	Gibbsgen string `json:"gibbsgen"`
 	Package  string `json:"package"`
-	ABI      int    `json:"abi_version"` // gibbsrt.GenVersion of the package
+	ABI      int    `json:"abi_version"` // gibbsimpl.GenVersion of the package
 	Dim      int    `json:"dim"`
 	DType    string `json:"dtype"`
 	State    string `json:"state"`
@@ -161,7 +161,7 @@ func (s *module) manifest(src, ptx source, b Build) Manifest {
 		Dim:         s.Dim,
 		DType:       string(s.dtype),
 		State:       fmt.Sprintf("row-major [chains][dim] %s, updated in place", s.dtype),
-		Stream:      fmt.Sprintf("Philox4x32-10, key (seed lo, seed hi), counter (chain lo, chain hi, sweep lo, (sweep hi)<<16 | g), g = p/4 for position p of a forward pass, p/4 | %#x of a backward pass; one normal per word by the table-driven inverse CDF; see gibbsrt/stream.go and the README", kernels.BackwardGroups),
+		Stream:      fmt.Sprintf("Philox4x32-10, key (seed lo, seed hi), counter (chain lo, chain hi, sweep lo, (sweep hi)<<16 | g), g = p/4 for position p of a forward pass, p/4 | %#x of a backward pass; one normal per word by the table-driven inverse CDF; see package gibbsrt/stream and the README", kernels.BackwardGroups),
 		Update:      updateDoc,
 		StreamV:     kernels.StreamVersion,
 		NormalTable: normalTableHex(),

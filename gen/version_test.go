@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbsimpl"
 )
 
 // TestVersionGuard builds a generated binding that claims a version outside
-// gibbsrt's supported range and expects the compiler to stop at the
+// gibbsimpl's supported range and expects the compiler to stop at the
 // EnforceVersion assertion, whose comment tells the user to regenerate.
 func TestVersionGuard(t *testing.T) {
 	if testing.Short() {
@@ -22,8 +22,8 @@ func TestVersionGuard(t *testing.T) {
 	if !strings.Contains(code, "regenerate this package") {
 		t.Fatal("the version assertion's comment does not tell the user to regenerate")
 	}
-	g := strconv.Itoa(gibbsrt.GenVersion)
-	lines := []string{g + " - gibbsrt.MinVersion", "gibbsrt.MaxVersion - " + g}
+	g := strconv.Itoa(gibbsimpl.GenVersion)
+	lines := []string{g + " - gibbsimpl.MinVersion", "gibbsimpl.MaxVersion - " + g}
 	for _, l := range lines {
 		if !strings.Contains(code, l) {
 			t.Fatalf("binding lacks %q", l)

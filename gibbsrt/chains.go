@@ -99,38 +99,7 @@ func (c Choice) String() string {
 // the CPU twin as the way to go: it wraps ErrNoDriver or ErrNoDevice. Any
 // other error (a package the runtime cannot load, a device that fails) is
 // not a reason to run hundreds of times slower without saying so, and
-// Open returns it.
+// a generated package's Open returns it.
 func Fallback(err error) bool {
 	return errors.Is(err, ErrNoDriver) || errors.Is(err, ErrNoDevice)
-}
-
-// Open opens the module m on CUDA device 0, or, where there is no driver
-// or no device (Fallback), makes the CPU twin of m's dimension, and says
-// which it chose. Its results are the same bits either way. A module that
-// does not describe a package this runtime can run is an error whether or
-// not there is a GPU (NewSampler checks it before it opens the device).
-func Open[T Float](m ModuleSpec) (Chains[T], Choice, error) {
-	return OpenWith[T](
-		func(device int) (*Sampler[T], error) { return NewSampler[T](m, device) },
-		func() *Reference[T] { return NewReference[T](m.Dim) })
-}
-
-// gpuChains is a GPU sampler as OpenWith needs it.
-type gpuChains[T Float] interface {
-	Chains[T]
-	Device() Device
-}
-
-// OpenWith is Open with a generated package's constructors, so that it
-// returns the package's own types: gpu(0), or twin() where gpu's error
-// passes Fallback.
-func OpenWith[T Float, S gpuChains[T], R Chains[T]](gpu func(device int) (S, error), twin func() R) (Chains[T], Choice, error) {
-	s, err := gpu(0)
-	switch {
-	case err == nil:
-		return s, Choice{Backend: OnGPU, Device: s.Device()}, nil
-	case Fallback(err):
-		return twin(), Choice{Backend: OnTwin, Reason: err}, nil
-	}
-	return nil, Choice{}, err
 }

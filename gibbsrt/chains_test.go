@@ -8,69 +8,6 @@ import (
 	"testing"
 )
 
-// fakeGPU is a GPU sampler for OpenWith's branches, without a device.
-type fakeGPU struct{ *Reference[float32] }
-
-func (fakeGPU) Device() Device { return Device{Name: "fake", Ordinal: 0} }
-
-// TestOpenWithChooses: OpenWith runs the GPU sampler when it opens, the
-// twin when its error passes Fallback (with the error as the reason), and
-// returns any other error.
-func TestOpenWithChooses(t *testing.T) {
-	twin := func() *Reference[float32] { return NewReference[float32](3) }
-	gpu := func(err error) func(int) (fakeGPU, error) {
-		return func(device int) (fakeGPU, error) {
-			if device != 0 {
-				t.Errorf("OpenWith opened device %d, want 0", device)
-			}
-			if err != nil {
-				return fakeGPU{}, err
-			}
-			return fakeGPU{NewReference[float32](3)}, nil
-		}
-	}
-	c, ch, err := OpenWith[float32](gpu(nil), twin)
-	if _, ok := c.(fakeGPU); err != nil || !ok || ch.Backend != OnGPU || ch.Device.Name != "fake" || ch.Reason != nil {
-		t.Errorf("GPU opens: %T, %+v, %v", c, ch, err)
-	}
-	for _, why := range []error{ErrNoDriver, fmt.Errorf("opening device 0: %w", ErrNoDevice)} {
-		c, ch, err := OpenWith[float32](gpu(why), twin)
-		if _, ok := c.(*Reference[float32]); err != nil || !ok || ch.Backend != OnTwin || ch.Reason != why {
-			t.Errorf("GPU fails with %v: %T, %+v, %v; want the twin with that reason", why, c, ch, err)
-		}
-		if !strings.Contains(ch.String(), "CPU twin") {
-			t.Errorf("Choice.String() = %q", ch.String())
-		}
-	}
-	broken := errors.New("gibbsrt: kernel gibbs_sweep_shared: not found")
-	if c, ch, err := OpenWith[float32](gpu(broken), twin); err != broken || c != nil || ch.Backend != 0 {
-		t.Errorf("GPU fails otherwise: %v, %+v, %v; want the error and no sampler", c, ch, err)
-	}
-}
-
-// TestOpenWithoutGPU: on a machine without a driver or device Open
-// returns the twin of the module's dim and says why; a module the runtime
-// cannot run is an error whatever the machine has.
-func TestOpenWithoutGPU(t *testing.T) {
-	if _, _, err := Open[float32](ModuleSpec{Dim: 0, DType: "float32", Fatbin: []byte{1}, Kernels: []string{"gibbs_sweep_shared"}}); err == nil {
-		t.Error("Open of a module of dim 0 succeeded")
-	}
-	m := ModuleSpec{Dim: 5, DType: "float32", Fatbin: []byte("not a fatbin"), Kernels: []string{"gibbs_sweep_shared"}}
-	c, ch, err := Open[float32](m)
-	switch {
-	case err == nil && ch.Backend == OnTwin:
-		r, ok := c.(*Reference[float32])
-		if !ok || r.Dim() != 5 || !Fallback(ch.Reason) {
-			t.Errorf("Open without a GPU: %T of dim %d, reason %v", c, c.Dim(), ch.Reason)
-		}
-		t.Logf("chose %v", ch)
-	case err != nil && !Fallback(err):
-		t.Skipf("a GPU is present: the fake fatbin does not load (%v)", err)
-	default:
-		t.Errorf("Open: %T, %+v, %v", c, ch, err)
-	}
-}
-
 // TestTwinClose: after Close every call of the twin that returns an error
 // returns ErrClosed, as the GPU sampler's do (gibbstest.GPUClose).
 func TestTwinClose(t *testing.T) {

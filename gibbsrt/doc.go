@@ -68,8 +68,8 @@
 // A call refuses bad input with one error that names the value and the
 // rule it breaks, and changes nothing; no panic crosses the API. Errors to
 // tell apart: ModelError (SetModel), ErrClosed (any call after Close),
-// ErrNoDriver and ErrNoDevice (wrapped by NewSampler's error without
-// libcuda.so.1 or a device), MissingKernelError (a call that needs a
+// ErrNoDriver and ErrNoDevice (wrapped by a generated package's New's
+// error without libcuda.so.1 or a device), MissingKernelError (a call that needs a
 // kernel the package was generated without: SetStrategy of a strategy it
 // lacks, DrawExact without the Matrix strategy, SweepNoise beyond dim 64
 // in float32 or 32 in float64, where generated packages omit the method),
@@ -86,9 +86,11 @@
 //
 // # Audiences
 //
-// Besides the samplers, the package holds what generated code calls
-// (ModuleSpec, NewSampler, EnforceVersion: for generated packages only)
-// and device test hooks on Sampler (Philox, Normals, Transform), which
-// the generated packages' tests use. The reference arithmetic and the
-// stream are package gibbsrt/stream.
+// This package is the samplers' API, for programs. Three packages beside
+// it serve other readers: gibbsrt/stream specifies the random stream and
+// the reference arithmetic the kernels and the twin share; gibbsimpl is
+// the contract with generated code (the module description, the
+// constructors and the version assertion), for generated code only; and
+// gibbstest holds the suites the generated packages' tests run, which
+// reach the device's stream entry points through an internal package.
 package gibbsrt

@@ -37,15 +37,16 @@ func Example() {
 	// chain 2: +0.3144 -0.6629
 }
 
-// module stands for the ModuleSpec a generated package embeds; a
-// generated package's Open() makes the call below with its own.
-var module gibbsrt.ModuleSpec
+// open stands for a generated package's Open (gibbs2.Open for a package
+// made by gibbsgen --dim 2), which returns GPU 0, or the twin where there
+// is none, and says which.
+var open func() (gibbsrt.Chains[float32], gibbsrt.Choice, error)
 
 // A device run: GPU 0, or the twin where there is none. Through Chains
 // the code is the same on both; what only a GPU has (state kept on the
 // device, records reduced there) is reached by a type switch.
-func ExampleOpen() {
-	c, choice, err := gibbsrt.Open[float32](module)
+func Example_device() {
+	c, choice, err := open()
 	if err != nil {
 		log.Fatal(err)
 	}

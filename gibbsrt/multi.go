@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/gibbsgen/gibbsgen/gibbsrt/internal/impl"
 	"github.com/gibbsgen/gibbsgen/internal/cuda"
 )
 
@@ -21,10 +22,10 @@ type Multi[T Float] struct {
 	closed   bool
 }
 
-// NewMulti opens a sampler of m on each of devices (CUDA ordinals, in the
+// newMulti opens a sampler of m on each of devices (CUDA ordinals, in the
 // order the chains are split), or on every visible device if devices is
-// empty.
-func NewMulti[T Float](m ModuleSpec, devices ...int) (*Multi[T], error) {
+// empty (gibbsimpl.NewMulti).
+func newMulti[T Float](m impl.Module, devices ...int) (*Multi[T], error) {
 	if len(devices) == 0 {
 		n, err := cuda.DeviceCount()
 		if err != nil {
@@ -39,7 +40,7 @@ func NewMulti[T Float](m ModuleSpec, devices ...int) (*Multi[T], error) {
 	}
 	mg := &Multi[T]{devices: append([]int(nil), devices...)}
 	for _, d := range mg.devices {
-		s, err := NewSampler[T](m, d)
+		s, err := newSampler[T](m, d)
 		if err != nil {
 			mg.Close()
 			return nil, fmt.Errorf("gibbsrt: device %d: %w", d, err)

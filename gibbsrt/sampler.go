@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/gibbsgen/gibbsgen/gibbsrt/internal/impl"
 	"github.com/gibbsgen/gibbsgen/internal/cuda"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
@@ -15,7 +16,7 @@ import (
 // safe for concurrent use; calls are serialized.
 type Sampler[T Float] struct {
 	mu       sync.Mutex
-	m        ModuleSpec
+	m        impl.Module
 	ctx      *cuda.Context
 	mod      *cuda.Module
 	kernels  []*kernels.Kernel        // what the module holds, in its order
@@ -51,11 +52,11 @@ type Sampler[T Float] struct {
 	compiling  sync.WaitGroup
 }
 
-// NewSampler opens device ordinal, loads m's fatbin and resolves the
-// kernels it lists. Without a driver or device it returns an error that
-// wraps ErrNoDriver or ErrNoDevice.
-func NewSampler[T Float](m ModuleSpec, device int) (*Sampler[T], error) {
-	ks, err := m.kernels(dtypeOf[T]())
+// newSampler opens device ordinal, loads m's fatbin and resolves the
+// kernels it lists (gibbsimpl.NewSampler). Without a driver or device it
+// returns an error that wraps ErrNoDriver or ErrNoDevice.
+func newSampler[T Float](m impl.Module, device int) (*Sampler[T], error) {
+	ks, err := m.Resolve(dtypeOf[T]())
 	if err != nil {
 		return nil, err
 	}
@@ -112,9 +113,10 @@ func (s *Sampler[T]) load() error {
 	return nil
 }
 
-// Module returns the description the sampler was loaded from. Its byte
-// slices are the sampler's own: read them, do not modify them.
-func (s *Sampler[T]) Module() ModuleSpec { return s.m }
+// module returns the description the sampler was loaded from (a test
+// hook). Its byte slices are the sampler's own: read them, do not modify
+// them.
+func (s *Sampler[T]) module() impl.Module { return s.m }
 
 // Dim returns the module's dimension.
 func (s *Sampler[T]) Dim() int { return s.m.Dim }
@@ -687,10 +689,10 @@ func (s *Sampler[T]) SweepNoise(x, noise []T, sweeps int) error {
 	})
 }
 
-// Normals returns the normals the samplers draw for chains chains and
+// normals returns the normals the samplers draw for chains chains and
 // sweeps sweeps of stream st, computed on the device, in SweepNoise's
-// layout [sweeps][dim][chains].
-func (s *Sampler[T]) Normals(chains, sweeps int, st Stream) ([]T, error) {
+// layout [sweeps][dim][chains] (a test hook).
+func (s *Sampler[T]) normals(chains, sweeps int, st Stream) ([]T, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -722,8 +724,9 @@ func (s *Sampler[T]) Normals(chains, sweeps int, st Stream) ([]T, error) {
 	return out, err
 }
 
-// Philox evaluates Philox4x32-10 on the device for each (counter, key).
-func (s *Sampler[T]) Philox(ctr [][4]uint32, key [][2]uint32) ([][4]uint32, error) {
+// philox evaluates Philox4x32-10 on the device for each (counter, key)
+// (a test hook).
+func (s *Sampler[T]) philox(ctr [][4]uint32, key [][2]uint32) ([][4]uint32, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -772,10 +775,10 @@ func (s *Sampler[T]) Philox(ctr [][4]uint32, key [][2]uint32) ([][4]uint32, erro
 	return res, nil
 }
 
-// Transform evaluates the stream's normal transform on the device for the
+// transform evaluates the stream's normal transform on the device for the
 // words first, first+1, ... (mod 2³²), one per element of out: the device
-// side of the check against Normal.
-func (s *Sampler[T]) Transform(first uint32, out []T) error {
+// side of the check against stream.Normal (a test hook).
+func (s *Sampler[T]) transform(first uint32, out []T) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gibbsgen/gibbsgen/gibbsrt/internal/impl"
 	"github.com/gibbsgen/gibbsgen/internal/cuda"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
@@ -29,7 +30,7 @@ func TestChoose(t *testing.T) {
 		{64, 1 << 20, 1, SharedMemory},
 		{9, 100, 5, WarpPerChain},
 	} {
-		s := &Sampler[float32]{m: ModuleSpec{Dim: c.dim}, sms: 132, have: Strategies()}
+		s := &Sampler[float32]{m: impl.Module{Dim: c.dim}, sms: 132, have: Strategies()}
 		if got := s.Choose(c.chains, c.sweeps); got != c.want {
 			t.Errorf("dim %d, %d chains, %d sweeps: Auto picks %v, want %v", c.dim, c.chains, c.sweeps, got, c.want)
 		}
@@ -54,7 +55,7 @@ func TestChooseAmongWhatThePackageHas(t *testing.T) {
 		{[]Strategy{ConstMemory, SharedMemory}, 32, 100, 100, SharedMemory},
 		{[]Strategy{ConstMemory}, 64, 1 << 20, 100, ConstMemory},
 	} {
-		s := &Sampler[float32]{m: ModuleSpec{Dim: c.dim}, sms: 132, have: c.have}
+		s := &Sampler[float32]{m: impl.Module{Dim: c.dim}, sms: 132, have: c.have}
 		if got := s.Choose(c.chains, c.sweeps); got != c.want {
 			t.Errorf("package with %v, dim %d, %d chains, %d sweeps: Auto picks %v, want %v", c.have, c.dim, c.chains, c.sweeps, got, c.want)
 		}
@@ -123,28 +124,28 @@ func TestLaunchArgsMatchTable(t *testing.T) {
 	}
 }
 
-// TestModuleSpecKernels: the runtime loads what the package lists and
+// TestModuleResolve: the runtime loads what the package lists and
 // refuses what it cannot run, naming it.
-func TestModuleSpecKernels(t *testing.T) {
+func TestModuleResolve(t *testing.T) {
 	fat := []byte{1}
-	ok := ModuleSpec{Dim: 8, DType: "float32", Fatbin: fat, Kernels: []string{"gibbs_sweep_shared"}}
-	if ks, err := ok.kernels(kernels.Float32); err != nil || len(ks) != 1 || ks[0].Strategy != SharedMemory {
+	ok := impl.Module{Dim: 8, DType: "float32", Fatbin: fat, Kernels: []string{"gibbs_sweep_shared"}}
+	if ks, err := ok.Resolve(kernels.Float32); err != nil || len(ks) != 1 || ks[0].Strategy != SharedMemory {
 		t.Errorf("one-strategy module: %v, %v", ks, err)
 	}
 	for _, c := range []struct {
-		m    ModuleSpec
+		m    impl.Module
 		want string
 	}{
-		{ModuleSpec{Dim: 0, DType: "float32", Fatbin: fat, Kernels: ok.Kernels}, "module dim 0"},
-		{ModuleSpec{Dim: 8, DType: "float32", Kernels: ok.Kernels}, "no device code"},
-		{ModuleSpec{Dim: 8, DType: "float16", Fatbin: fat, Kernels: ok.Kernels}, `unknown dtype "float16"`},
-		{ModuleSpec{Dim: 8, DType: "float64", Fatbin: fat, Kernels: ok.Kernels}, "the sampler's element type is float32"},
-		{ModuleSpec{Dim: 8, DType: "float32", Fatbin: fat, Kernels: []string{"gibbs_sweep_unknown"}}, `kernel "gibbs_sweep_unknown", which this runtime does not know`},
-		{ModuleSpec{Dim: 65, DType: "float32", Fatbin: fat, Kernels: ok.Kernels}, "does not support dim 65"},
-		{ModuleSpec{Dim: 8, DType: "float32", Fatbin: fat, Kernels: []string{"gibbs_sweep_shared", "gibbs_sweep_shared"}}, "twice"},
-		{ModuleSpec{Dim: 8, DType: "float32", Fatbin: fat, Kernels: []string{"gibbs_philox"}}, "no sweep kernel"},
+		{impl.Module{Dim: 0, DType: "float32", Fatbin: fat, Kernels: ok.Kernels}, "module dim 0"},
+		{impl.Module{Dim: 8, DType: "float32", Kernels: ok.Kernels}, "no device code"},
+		{impl.Module{Dim: 8, DType: "float16", Fatbin: fat, Kernels: ok.Kernels}, `unknown dtype "float16"`},
+		{impl.Module{Dim: 8, DType: "float64", Fatbin: fat, Kernels: ok.Kernels}, "the sampler's element type is float32"},
+		{impl.Module{Dim: 8, DType: "float32", Fatbin: fat, Kernels: []string{"gibbs_sweep_unknown"}}, `kernel "gibbs_sweep_unknown", which this runtime does not know`},
+		{impl.Module{Dim: 65, DType: "float32", Fatbin: fat, Kernels: ok.Kernels}, "does not support dim 65"},
+		{impl.Module{Dim: 8, DType: "float32", Fatbin: fat, Kernels: []string{"gibbs_sweep_shared", "gibbs_sweep_shared"}}, "twice"},
+		{impl.Module{Dim: 8, DType: "float32", Fatbin: fat, Kernels: []string{"gibbs_philox"}}, "no sweep kernel"},
 	} {
-		if _, err := c.m.kernels(kernels.Float32); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := c.m.Resolve(kernels.Float32); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want one containing %q", c.m, err, c.want)
 		}
 	}

@@ -184,7 +184,7 @@ func (a *gpuAPI[T]) call() {
 		value = true
 		what, f = "Choose, Strategies, Dim, Module, Device, Scheme, Specialization", func() error {
 			_ = rt.Choose(a.int(), a.int())
-			_, _, _, _, _ = rt.Strategies(), rt.Dim(), rt.Module(), rt.Device(), rt.Scheme()
+			_, _, _, _, _ = rt.Strategies(), rt.Dim(), hooks(rt).Module(), rt.Device(), rt.Scheme()
 			_ = rt.Specialization()
 			for _, d := range a.states {
 				_ = d.Chains()
@@ -317,15 +317,15 @@ func (a *gpuAPI[T]) call() {
 		what, f = fmt.Sprintf("SweepNoise(%d elements, %d noise, %d sweeps)", len(x), len(noise), sweeps), func() error { return rt.SweepNoise(x, noise, sweeps) }
 	case 21:
 		chains, sweeps, st := a.int(), a.int(), a.stream()
-		what, f = fmt.Sprintf("Normals(%d chains, %d sweeps, %+v)", chains, sweeps, st), func() error { _, err := rt.Normals(chains, sweeps, st); return err }
+		what, f = fmt.Sprintf("Normals(%d chains, %d sweeps, %+v)", chains, sweeps, st), func() error { _, err := hooks(rt).Normals(chains, sweeps, st); return err }
 	case 22:
 		ctr, key := make([][4]uint32, rng.IntN(3)), make([][2]uint32, rng.IntN(3))
-		what, f = fmt.Sprintf("Philox(%d counters, %d keys)", len(ctr), len(key)), func() error { _, err := rt.Philox(ctr, key); return err }
+		what, f = fmt.Sprintf("Philox(%d counters, %d keys)", len(ctr), len(key)), func() error { _, err := hooks(rt).Philox(ctr, key); return err }
 	case 23:
 		out := make([]T, pickOf(rng, 0, 1, 1000))
 		args = [][]T{out}
 		first := rng.Uint32()
-		what, f = fmt.Sprintf("Transform(%d, %d out)", first, len(out)), func() error { return rt.Transform(first, out) }
+		what, f = fmt.Sprintf("Transform(%d, %d out)", first, len(out)), func() error { return hooks(rt).Transform(first, out) }
 	case 24:
 		d, x := a.states[rng.IntN(len(a.states))], a.state()
 		args = [][]T{x}

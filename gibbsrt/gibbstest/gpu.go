@@ -85,7 +85,7 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 		ctr := [][4]uint32{{0, 0, 0, 0}, {^uint32(0), ^uint32(0), ^uint32(0), ^uint32(0)}, {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}}
 		key := [][2]uint32{{0, 0}, {^uint32(0), ^uint32(0)}, {0xa4093822, 0x299f31d0}}
 		want := [][4]uint32{{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}, {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}, {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}}
-		got, err := rt.Philox(ctr, key)
+		got, err := hooks(rt).Philox(ctr, key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,18 +100,18 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 		// Both ends of the word range and the sign change; every word with
 		// GIBBSGEN_NORMALS=full.
 		if fullNormals() {
-			CheckTransform(t, rt, 0, 1<<32)
+			CheckTransform(t, hooks(rt), 0, 1<<32)
 			t.Log("device transform equals stream.Normal on all 2^32 words")
 			return
 		}
 		for _, first := range []uint32{0, 1<<31 - 1<<21, 1<<32 - 1<<21} {
-			CheckTransform(t, rt, first, 1<<22)
+			CheckTransform(t, hooks(rt), first, 1<<22)
 		}
 	})
 
 	t.Run("Normals", func(t *testing.T) {
 		const chains, sweeps = 1000, 3
-		got, err := rt.Normals(chains, sweeps, st)
+		got, err := hooks(rt).Normals(chains, sweeps, st)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,7 +245,7 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 		// The sampler's own draws, fed back through the noise entry point,
 		// must reproduce its output.
 		const chains, sweeps = 777, 2
-		noise, err := rt.Normals(chains, sweeps, st)
+		noise, err := hooks(rt).Normals(chains, sweeps, st)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -550,7 +550,7 @@ func GPUDistribution[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			sweeps, total = 16, 1<<30
 		}
 		chains := total / (sweeps * d)
-		z, err := g.Runtime().Normals(chains, sweeps, gibbsrt.Stream{Seed: 77, Sweep: 1 << 20, Chain: 1 << 40})
+		z, err := hooks(g.Runtime()).Normals(chains, sweeps, gibbsrt.Stream{Seed: 77, Sweep: 1 << 20, Chain: 1 << 40})
 		if err != nil {
 			t.Fatal(err)
 		}

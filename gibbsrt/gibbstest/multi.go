@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbsimpl"
 )
 
 // GPUMulti checks gibbsrt.Multi against one sampler: host and device
@@ -26,7 +27,7 @@ func GPUMulti[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	}
 	st := gibbsrt.Stream{Seed: 0x5eed, Sweep: 1 << 20, Chain: 1<<32 + 5}
 	for _, devices := range [][]int{{dev}, {dev, dev}, {dev, dev, dev}} {
-		mg, err := gibbsrt.NewMulti[T](rt.Module(), devices...)
+		mg, err := gibbsimpl.NewMulti[T](hooks(rt).Module(), devices...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +71,7 @@ func GPUMulti[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			t.Error("Multi.Sweep with -1 sweeps succeeded")
 		}
 		// An error names the device.
-		if _, err := gibbsrt.NewMulti[T](rt.Module(), dev, 1<<20); err == nil || !strings.Contains(err.Error(), "device 1048576") {
+		if _, err := gibbsimpl.NewMulti[T](hooks(rt).Module(), dev, 1<<20); err == nil || !strings.Contains(err.Error(), "device 1048576") {
 			t.Errorf("NewMulti on device 1<<20: %v, want an error naming it", err)
 		}
 		if err := mg.Close(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbsimpl"
 )
 
 // gpuSpecialized checks the per-model kernel, where the package has one:
@@ -69,12 +70,12 @@ func gpuSpecialized[T gibbsrt.Float](t *testing.T, h Harness[T], g GPUSampler[T]
 	t.Run("Fallback", func(t *testing.T) {
 		// PTX the driver rejects: Auto runs the rest, the state says why,
 		// and asking for the strategy is an error.
-		m := rt.Module()
+		m := hooks(rt).Module()
 		m.PTX = bytes.ReplaceAll(m.PTX, []byte("\tret;"), []byte("\tret.bogus;"))
 		if !bytes.Contains(m.PTX, []byte("ret.bogus")) {
 			t.Fatal("the PTX has no ret to corrupt; update the test")
 		}
-		s, err := gibbsrt.NewSampler[T](m, rt.Device().Ordinal)
+		s, err := gibbsimpl.NewSampler[T](m, rt.Device().Ordinal)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -627,7 +627,7 @@ func Choose(s Shape, have []Strategy) Strategy {
 }
 
 // ABIVersion is the version of this table, the templates and the module
-// description that a generated package records (gibbsrt.GenVersion). Bump
+// description that a generated package records (gibbsimpl.GenVersion). Bump
 // it when a change makes packages generated before it unusable with the
 // new runtime, or the reverse.
-const ABIVersion = 6
+const ABIVersion = 7

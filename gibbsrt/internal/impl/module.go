@@ -1,4 +1,7 @@
-package gibbsrt
+// Package impl holds what gibbsrt shares with the packages beside it and
+// does not export: the module description generated code fills in (as
+// gibbsimpl.Module), and the link to gibbsrt's unexported entry points.
+package impl
 
 import (
 	"errors"
@@ -7,11 +10,11 @@ import (
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
-// ModuleSpec describes a generated module: its dimension and dtype, its
+// Module describes a generated module: its dimension and dtype, its
 // device code, and the kernels gibbsgen compiled into it. The runtime loads
 // exactly those: a package may hold only some strategies, and Auto chooses
 // among what it has.
-type ModuleSpec struct {
+type Module struct {
 	Dim     int
 	DType   string // element type of the state and tables: "float32"
 	Fatbin  []byte
@@ -19,10 +22,10 @@ type ModuleSpec struct {
 	Kernels []string // entry points, rows of the kernel table
 }
 
-// kernels resolves m.Kernels against the table and checks that the module
+// Resolve resolves m.Kernels against the table and checks that the module
 // can run: a known dtype this runtime samples, every kernel known and
 // supporting the dim and dtype, and at least one sweep strategy.
-func (m ModuleSpec) kernels(want kernels.DType) ([]*kernels.Kernel, error) {
+func (m Module) Resolve(want kernels.DType) ([]*kernels.Kernel, error) {
 	if m.Dim < 1 {
 		return nil, fmt.Errorf("gibbsrt: module dim %d; it must be at least 1", m.Dim)
 	}

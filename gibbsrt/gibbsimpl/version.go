@@ -1,4 +1,4 @@
-package gibbsrt
+package gibbsimpl
 
 import "github.com/gibbsgen/gibbsgen/internal/kernels"
 
@@ -6,8 +6,8 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 // protobuf's protoimpl.EnforceVersion. A generated package records the
 // GenVersion of the gibbsgen that wrote it and asserts, at compile time,
 //
-//	const _ = gibbsrt.EnforceVersion(G - gibbsrt.MinVersion)
-//	const _ = gibbsrt.EnforceVersion(gibbsrt.MaxVersion - G)
+//	const _ = gibbsimpl.EnforceVersion(G - gibbsimpl.MinVersion)
+//	const _ = gibbsimpl.EnforceVersion(gibbsimpl.MaxVersion - G)
 //
 // A negative constant does not convert to the unsigned EnforceVersion, so a
 // package generated for an incompatible runtime fails to build at those lines,
@@ -35,13 +35,20 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 // one. The generated API changed too (Run returns RunResult, Reference
 // and Chains are aliases, NewReference takes the dim), so the Go of an
 // earlier package does not build against this runtime: regenerate it.
+//
+// Version 7 (gibbsgen 0.7.0): the contract moved from package gibbsrt to
+// this one (Module, NewSampler, NewMulti, OpenWith and the version
+// assertion), and the device's stream hooks (Philox, Normals, Transform)
+// left the public Sampler. The kernels are version 6's. A version 6
+// package asserts gibbsrt.EnforceVersion, which no longer exists, so it
+// fails to build at that line, whose comment says to regenerate it.
 const (
 	// GenVersion is the version gibbsgen writes into new packages.
 	GenVersion = kernels.ABIVersion
 	// MinVersion is the oldest generated-package version this runtime supports.
-	MinVersion = 6
+	MinVersion = 7
 	// MaxVersion is the newest generated-package version this runtime supports.
-	MaxVersion = 6
+	MaxVersion = 7
 )
 
 // EnforceVersion is used by generated code to assert compatibility; it has

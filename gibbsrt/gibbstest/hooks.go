@@ -1,0 +1,49 @@
+package gibbstest
+
+import (
+	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/gibbsrt/internal/impl"
+)
+
+// device is what the GPU suites reach on a sampler beyond its public API:
+// the device's stream entry points and the module it was loaded from,
+// which gibbsrt keeps unexported and hands over through internal/impl.
+type device[T gibbsrt.Float] struct{ s *gibbsrt.Sampler[T] }
+
+func hooks[T gibbsrt.Float](s *gibbsrt.Sampler[T]) device[T] { return device[T]{s} }
+
+// Philox evaluates Philox4x32-10 on the device for each (counter, key).
+func (d device[T]) Philox(ctr [][4]uint32, key [][2]uint32) ([][4]uint32, error) {
+	return philoxHook[T]()(d.s, ctr, key)
+}
+
+// Normals returns the normals of chains chains and sweeps sweeps of st,
+// computed on the device, in SweepNoise's layout [sweeps][dim][chains].
+func (d device[T]) Normals(chains, sweeps int, st gibbsrt.Stream) ([]T, error) {
+	return normalsHook[T]()(d.s, chains, sweeps, st)
+}
+
+// Transform evaluates the stream's normal transform on the device for the
+// words first, first+1, …, one per element of out.
+func (d device[T]) Transform(first uint32, out []T) error {
+	return transformHook[T]()(d.s, first, out)
+}
+
+// Module returns the module the sampler was loaded from.
+func (d device[T]) Module() impl.Module { return moduleHook[T]()(d.s) }
+
+func philoxHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], [][4]uint32, [][2]uint32) ([][4]uint32, error) {
+	return impl.Get[func(*gibbsrt.Sampler[T], [][4]uint32, [][2]uint32) ([][4]uint32, error)]()
+}
+
+func normalsHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], int, int, gibbsrt.Stream) ([]T, error) {
+	return impl.Get[func(*gibbsrt.Sampler[T], int, int, gibbsrt.Stream) ([]T, error)]()
+}
+
+func transformHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], uint32, []T) error {
+	return impl.Get[func(*gibbsrt.Sampler[T], uint32, []T) error]()
+}
+
+func moduleHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T]) impl.Module {
+	return impl.Get[func(*gibbsrt.Sampler[T]) impl.Module]()
+}

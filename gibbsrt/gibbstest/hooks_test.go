@@ -1,0 +1,10 @@
+package gibbstest
+
+import "testing"
+
+// TestHooksLinked: gibbsrt hands over every hook the GPU suites call, in
+// both dtypes, without a GPU (impl.Get panics on a missing one).
+func TestHooksLinked(t *testing.T) {
+	_, _, _, _ = philoxHook[float32](), normalsHook[float32](), transformHook[float32](), moduleHook[float32]()
+	_, _, _, _ = philoxHook[float64](), normalsHook[float64](), transformHook[float64](), moduleHook[float64]()
+}

@@ -1,0 +1,20 @@
+package gibbsrt
+
+import "github.com/gibbsgen/gibbsgen/gibbsrt/internal/impl"
+
+// The entry points gibbsrt keeps unexported and hands to its neighbours
+// (internal/impl): the constructors of generated code, through package
+// gibbsimpl, and the device's stream hooks, to package gibbstest.
+func init() {
+	link[float32]()
+	link[float64]()
+}
+
+func link[T Float]() {
+	impl.Set(newSampler[T])
+	impl.Set(newMulti[T])
+	impl.Set((*Sampler[T]).module)
+	impl.Set((*Sampler[T]).philox)
+	impl.Set((*Sampler[T]).normals)
+	impl.Set((*Sampler[T]).transform)
+}
