@@ -81,43 +81,86 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	// High words set in every counter field exercise the 64-bit paths.
 	st := gibbsrt.Stream{Seed: 0xfedcba9876543210, Sweep: 1<<40 + 11, Chain: 1<<33 + 5}
 
-	t.Run("PhiloxKnownAnswers", func(t *testing.T) {
-		ctr := [][4]uint32{{0, 0, 0, 0}, {^uint32(0), ^uint32(0), ^uint32(0), ^uint32(0)}, {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}}
-		key := [][2]uint32{{0, 0}, {^uint32(0), ^uint32(0)}, {0xa4093822, 0x299f31d0}}
-		want := [][4]uint32{{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}, {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}, {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}}
-		got, err := hooks(rt).Philox(ctr, key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range want {
-			if got[i] != want[i] {
-				t.Errorf("device Philox4x32-10(%08x, %08x) = %08x, want %08x", ctr[i], key[i], got[i], want[i])
-			}
-		}
-	})
+	e := gpuEnv[T]{g: g, rt: rt, ref: ref, rng: rng, st: st, d: d}
+	t.Run("PhiloxKnownAnswers", e.philoxKnownAnswers)
+	t.Run("Transform", e.transform)
+	t.Run("Normals", e.normals)
+	e.strategySweeps(t)
+	e.strategyTraces(t)
+	if err := e.g.SetStrategy(gibbsrt.Auto); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("SplitLaunches", e.splitLaunches)
+	t.Run("NoiseInjection", e.noiseInjection)
+	t.Run("KernelUsesItsNormals", e.kernelUsesItsNormals)
+	t.Run("DeviceState", e.deviceState)
+	t.Run("HostState", e.hostState)
+	t.Run("Run", e.run)
+	t.Run("NoOpsAndErrors", e.noOpsAndErrors)
+	// Last: it sets other models and strategies.
+	t.Run("Specialized", func(t *testing.T) { gpuSpecialized(t, h, e.g) })
+}
 
-	t.Run("Transform", func(t *testing.T) {
-		// Both ends of the word range and the sign change; every word with
-		// GIBBSGEN_NORMALS=full.
-		if fullNormals() {
-			CheckTransform(t, hooks(rt), 0, 1<<32)
-			t.Log("device transform equals stream.Normal on all 2^32 words")
-			return
-		}
-		for _, first := range []uint32{0, 1<<31 - 1<<21, 1<<32 - 1<<21} {
-			CheckTransform(t, hooks(rt), first, 1<<22)
-		}
-	})
+// gpuEnv is what GPU's subtests share: the sampler, its twin on the same
+// model, the stream and one rng, from which the subtests draw in turn (so
+// they run in GPU's order).
+type gpuEnv[T gibbsrt.Float] struct {
+	g   GPUSampler[T]
+	rt  *gibbsrt.Sampler[T]
+	ref CPUSampler[T]
+	rng *rand.Rand
+	st  gibbsrt.Stream
+	d   int
+}
 
-	t.Run("Normals", func(t *testing.T) {
-		const chains, sweeps = 1000, 3
-		got, err := hooks(rt).Normals(chains, sweeps, st)
-		if err != nil {
-			t.Fatal(err)
+// philoxKnownAnswers checks the device's Philox4x32-10 against Random123's
+// known answers.
+func (e gpuEnv[T]) philoxKnownAnswers(t *testing.T) {
+	rt := e.rt
+	ctr := [][4]uint32{{0, 0, 0, 0}, {^uint32(0), ^uint32(0), ^uint32(0), ^uint32(0)}, {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}}
+	key := [][2]uint32{{0, 0}, {^uint32(0), ^uint32(0)}, {0xa4093822, 0x299f31d0}}
+	want := [][4]uint32{{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}, {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}, {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}}
+	got, err := hooks(rt).Philox(ctr, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("device Philox4x32-10(%08x, %08x) = %08x, want %08x", ctr[i], key[i], got[i], want[i])
 		}
-		requireEqual(t, "device normals", got, philoxNoise[T](d, chains, sweeps, st), d)
-	})
+	}
+}
 
+// transform compares the device's normal transform with stream.Normal.
+func (e gpuEnv[T]) transform(t *testing.T) {
+	rt := e.rt
+	// Both ends of the word range and the sign change; every word with
+	// GIBBSGEN_NORMALS=full.
+	if fullNormals() {
+		CheckTransform(t, hooks(rt), 0, 1<<32)
+		t.Log("device transform equals stream.Normal on all 2^32 words")
+		return
+	}
+	for _, first := range []uint32{0, 1<<31 - 1<<21, 1<<32 - 1<<21} {
+		CheckTransform(t, hooks(rt), first, 1<<22)
+	}
+}
+
+// normals compares the device's normals with the stream the twin draws.
+func (e gpuEnv[T]) normals(t *testing.T) {
+	rt, st, d := e.rt, e.st, e.d
+	const chains, sweeps = 1000, 3
+	got, err := hooks(rt).Normals(chains, sweeps, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireEqual(t, "device normals", got, philoxNoise[T](d, chains, sweeps, st), d)
+}
+
+// strategySweeps compares each strategy's sweeps with the twin's, per batch
+// and sweep count.
+func (e gpuEnv[T]) strategySweeps(t *testing.T) {
+	g, ref, rng, st, d := e.g, e.ref, e.rng, e.st, e.d
 	for _, s := range strategies(g) {
 		for _, chains := range twinBatches(d) {
 			for _, sweeps := range []int{1, 7} {
@@ -139,6 +182,12 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			}
 		}
 	}
+}
+
+// strategyTraces compares each strategy's traces, host and device, and
+// the device's moments with the twin's.
+func (e gpuEnv[T]) strategyTraces(t *testing.T) {
+	g, rt, ref, rng, st, d := e.g, e.rt, e.ref, e.rng, e.st, e.d
 	for _, s := range strategies(g) {
 		t.Run(fmt.Sprintf("%v/Trace", s), func(t *testing.T) {
 			// Thin 3 from a sweep index that is not a multiple of it, a
@@ -199,266 +248,279 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			}
 		})
 	}
-	if err := g.SetStrategy(gibbsrt.Auto); err != nil {
+}
+
+// splitLaunches checks that five one-sweep launches equal one launch of
+// five.
+func (e gpuEnv[T]) splitLaunches(t *testing.T) {
+	g, rng, st, d := e.g, e.rng, e.st, e.d
+	const chains = 300
+	x0 := randomState[T](rng, chains, d)
+	one := append([]T(nil), x0...)
+	if err := g.Sweep(one, 5, st); err != nil {
 		t.Fatal(err)
 	}
-
-	t.Run("SplitLaunches", func(t *testing.T) {
-		const chains = 300
-		x0 := randomState[T](rng, chains, d)
-		one := append([]T(nil), x0...)
-		if err := g.Sweep(one, 5, st); err != nil {
+	many := append([]T(nil), x0...)
+	s := st
+	for k := 0; k < 5; k++ {
+		if err := g.Sweep(many, 1, s); err != nil {
 			t.Fatal(err)
 		}
-		many := append([]T(nil), x0...)
-		s := st
-		for k := 0; k < 5; k++ {
-			if err := g.Sweep(many, 1, s); err != nil {
-				t.Fatal(err)
-			}
-			s.Sweep++
+		s.Sweep++
+	}
+	requireEqual(t, "5 launches of 1 sweep vs 1 launch of 5", many, one, d)
+}
+
+// noiseInjection compares SweepNoise with the twin's on the same normals.
+func (e gpuEnv[T]) noiseInjection(t *testing.T) {
+	g, ref, rng, d := e.g, e.ref, e.rng, e.d
+	const sweeps = 3
+	chains := cpuChains(4096, d, 64)
+	x0 := randomState[T](rng, chains, d)
+	noise := make([]T, sweeps*d*chains)
+	for i := range noise {
+		noise[i] = T(rng.NormFloat64())
+	}
+	want := append([]T(nil), x0...)
+	if err := ref.SweepNoise(want, noise, sweeps); err != nil {
+		t.Fatal(err)
+	}
+	got := append([]T(nil), x0...)
+	if err := g.Runtime().SweepNoise(got, noise, sweeps); err != nil {
+		skipMissing(t, err)
+		t.Fatal(err)
+	}
+	requireEqual(t, "GPU SweepNoise vs CPU", got, want, d)
+}
+
+// kernelUsesItsNormals feeds the device's own normals back through
+// SweepNoise: the result must be the sweep's.
+func (e gpuEnv[T]) kernelUsesItsNormals(t *testing.T) {
+	g, rt, rng, st, d := e.g, e.rt, e.rng, e.st, e.d
+	// The sampler's own draws, fed back through the noise entry point,
+	// must reproduce its output.
+	const chains, sweeps = 777, 2
+	noise, err := hooks(rt).Normals(chains, sweeps, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x0 := randomState[T](rng, chains, d)
+	a := append([]T(nil), x0...)
+	if err := g.Sweep(a, sweeps, st); err != nil {
+		t.Fatal(err)
+	}
+	b := append([]T(nil), x0...)
+	if err := g.Runtime().SweepNoise(b, noise, sweeps); err != nil {
+		skipMissing(t, err)
+		t.Fatal(err)
+	}
+	requireEqual(t, "Sweep vs SweepNoise(Normals)", b, a, d)
+}
+
+// deviceState checks sweeps on device-resident state, its partial
+// downloads and its refusals.
+func (e gpuEnv[T]) deviceState(t *testing.T) {
+	g, rt, ref, rng, st, d := e.g, e.rt, e.ref, e.rng, e.st, e.d
+	// Device-resident state: upload, sweeps in two calls, download;
+	// equal to the twin, and a part of it equal to the same chains.
+	chains := cpuChains(1000, d, 65)
+	x0 := randomState[T](rng, chains, d)
+	want := append([]T(nil), x0...)
+	if err := ref.Sweep(want, 7, st); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := rt.NewDeviceState(chains)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Free()
+	if err := ds.Upload(x0); err != nil {
+		t.Fatal(err)
+	}
+	s := st
+	for _, n := range []int{3, 4} {
+		if err := g.SweepDevice(ds, n, s); err != nil {
+			t.Fatal(err)
 		}
-		requireEqual(t, "5 launches of 1 sweep vs 1 launch of 5", many, one, d)
+		s.Sweep += uint64(n)
+	}
+	if err := rt.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]T, chains*d)
+	if err := ds.Download(got); err != nil {
+		t.Fatal(err)
+	}
+	requireEqual(t, "SweepDevice vs CPU", got, want, d)
+	part := make([]T, 10*d)
+	if err := ds.DownloadChains(chains-10, part); err != nil {
+		t.Fatal(err)
+	}
+	requireEqual(t, "last 10 chains", part, want[(chains-10)*d:], d)
+	if err := ds.DownloadChains(chains-9, part); err == nil {
+		t.Error("DownloadChains past the last chain succeeded")
+	}
+	if err := ds.Upload(got[:d]); err == nil {
+		t.Errorf("Upload of one chain into a %d-chain state succeeded", chains)
+	}
+	if err := ds.Free(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Free(); err != nil {
+		t.Errorf("second Free: %v", err)
+	}
+	if err := g.SweepDevice(ds, 1, st); err == nil {
+		t.Error("SweepDevice on a freed state succeeded")
+	}
+}
+
+// hostState checks sweeps on page-locked host state, whole and in part.
+func (e gpuEnv[T]) hostState(t *testing.T) {
+	g, rt, ref, rng, st, d := e.g, e.rt, e.ref, e.rng, e.st, e.d
+	// Page-locked host state, swept in place: whole, and a range of
+	// its chains (the stream then needs that range's Chain).
+	const chains = 777
+	h, err := rt.NewHostState(chains)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Free()
+	x0 := randomState[T](rng, chains, d)
+	copy(h.X, x0)
+	want := append([]T(nil), x0...)
+	if err := ref.Sweep(want, 3, st); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Sweep(h.X, 3, st); err != nil {
+		t.Fatal(err)
+	}
+	requireEqual(t, "Sweep on a HostState vs CPU", h.X, want, d)
+	sub := st
+	sub.Chain += 100
+	part := want[100*d : 300*d]
+	if err := ref.Sweep(part, 2, sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Sweep(h.X[100*d:300*d], 2, sub); err != nil {
+		t.Fatal(err)
+	}
+	requireEqual(t, "Sweep on chains 100..299 of a HostState vs CPU", h.X, want, d)
+	if err := h.Free(); err != nil {
+		t.Fatal(err)
+	}
+	if h.X != nil {
+		t.Error("X is not nil after Free")
+	}
+	if err := h.Free(); err != nil {
+		t.Errorf("second Free: %v", err)
+	}
+}
+
+// run checks Run's chunks, trace, device moments, progress and
+// cancellation against the twin.
+func (e gpuEnv[T]) run(t *testing.T) {
+	rt, ref, rng, st, d := e.rt, e.ref, e.rng, e.st, e.d
+	// Chunked run with a trace and device moments: the state equals the
+	// twin's, the moments those of the twin's records (to float64
+	// rounding: the chunks are reduced separately), and progress counts
+	// every chunk. A cancelled run stops after whole chunks.
+	const sweeps, chunk = 20, 6
+	chains := cpuChains(500, d, 100)
+	tr := gibbsrt.Trace{Thin: 2, FirstChain: chains / 10, Chains: chains * 4 / 5}
+	x0 := randomState[T](rng, chains, d)
+	want := append([]T(nil), x0...)
+	recs := make([]T, gibbsrt.Records(2, st.Sweep, sweeps)*tr.Chains*d)
+	if _, err := ref.SweepTrace(want, sweeps, st, tr, recs); err != nil {
+		t.Fatal(err)
+	}
+	wantM, _ := mcstat.NewMoments(d)
+	if err := addRows(wantM, recs); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := rt.NewDeviceState(chains)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Free()
+	dt, err := rt.NewDeviceTrace(tr, chains, chunk/2+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dt.Free()
+	if err := ds.Upload(x0); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := mcstat.NewMoments(d)
+	var reports []int
+	done, err := rt.Run(context.Background(), ds, sweeps, st, gibbsrt.RunOptions[T]{
+		Chunk: chunk, Trace: dt, Moments: m, Progress: func(done, total gibbsrt.RunResult) { reports = append(reports, done.Sweeps) },
 	})
-
-	t.Run("NoiseInjection", func(t *testing.T) {
-		const sweeps = 3
-		chains := cpuChains(4096, d, 64)
-		x0 := randomState[T](rng, chains, d)
-		noise := make([]T, sweeps*d*chains)
-		for i := range noise {
-			noise[i] = T(rng.NormFloat64())
+	if err != nil || done != (gibbsrt.RunResult{Sweeps: sweeps}) {
+		t.Fatalf("Run: %+v done, %v", done, err)
+	}
+	if fmt.Sprint(reports) != "[6 12 18 20]" {
+		t.Errorf("progress reports %v, want [6 12 18 20]", reports)
+	}
+	got := make([]T, chains*d)
+	if err := ds.Download(got); err != nil {
+		t.Fatal(err)
+	}
+	requireEqual(t, "Run's state vs CPU", got, want, d)
+	if m.Count() != wantM.Count() {
+		t.Fatalf("moments of %v rows, want %v", m.Count(), wantM.Count())
+	}
+	gc, _ := m.Covariance()
+	wc, _ := wantM.Covariance()
+	for i := 0; i < d; i++ {
+		if dm := math.Abs(m.Mean()[i] - wantM.Mean()[i]); dm > 1e-12*(1+math.Abs(wantM.Mean()[i])) {
+			t.Errorf("mean[%d] = %v, want %v", i, m.Mean()[i], wantM.Mean()[i])
 		}
-		want := append([]T(nil), x0...)
-		if err := ref.SweepNoise(want, noise, sweeps); err != nil {
-			t.Fatal(err)
-		}
-		got := append([]T(nil), x0...)
-		if err := g.Runtime().SweepNoise(got, noise, sweeps); err != nil {
-			skipMissing(t, err)
-			t.Fatal(err)
-		}
-		requireEqual(t, "GPU SweepNoise vs CPU", got, want, d)
-	})
-
-	t.Run("KernelUsesItsNormals", func(t *testing.T) {
-		// The sampler's own draws, fed back through the noise entry point,
-		// must reproduce its output.
-		const chains, sweeps = 777, 2
-		noise, err := hooks(rt).Normals(chains, sweeps, st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		x0 := randomState[T](rng, chains, d)
-		a := append([]T(nil), x0...)
-		if err := g.Sweep(a, sweeps, st); err != nil {
-			t.Fatal(err)
-		}
-		b := append([]T(nil), x0...)
-		if err := g.Runtime().SweepNoise(b, noise, sweeps); err != nil {
-			skipMissing(t, err)
-			t.Fatal(err)
-		}
-		requireEqual(t, "Sweep vs SweepNoise(Normals)", b, a, d)
-	})
-
-	t.Run("DeviceState", func(t *testing.T) {
-		// Device-resident state: upload, sweeps in two calls, download;
-		// equal to the twin, and a part of it equal to the same chains.
-		chains := cpuChains(1000, d, 65)
-		x0 := randomState[T](rng, chains, d)
-		want := append([]T(nil), x0...)
-		if err := ref.Sweep(want, 7, st); err != nil {
-			t.Fatal(err)
-		}
-		ds, err := rt.NewDeviceState(chains)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ds.Free()
-		if err := ds.Upload(x0); err != nil {
-			t.Fatal(err)
-		}
-		s := st
-		for _, n := range []int{3, 4} {
-			if err := g.SweepDevice(ds, n, s); err != nil {
-				t.Fatal(err)
-			}
-			s.Sweep += uint64(n)
-		}
-		if err := rt.Synchronize(); err != nil {
-			t.Fatal(err)
-		}
-		got := make([]T, chains*d)
-		if err := ds.Download(got); err != nil {
-			t.Fatal(err)
-		}
-		requireEqual(t, "SweepDevice vs CPU", got, want, d)
-		part := make([]T, 10*d)
-		if err := ds.DownloadChains(chains-10, part); err != nil {
-			t.Fatal(err)
-		}
-		requireEqual(t, "last 10 chains", part, want[(chains-10)*d:], d)
-		if err := ds.DownloadChains(chains-9, part); err == nil {
-			t.Error("DownloadChains past the last chain succeeded")
-		}
-		if err := ds.Upload(got[:d]); err == nil {
-			t.Errorf("Upload of one chain into a %d-chain state succeeded", chains)
-		}
-		if err := ds.Free(); err != nil {
-			t.Fatal(err)
-		}
-		if err := ds.Free(); err != nil {
-			t.Errorf("second Free: %v", err)
-		}
-		if err := g.SweepDevice(ds, 1, st); err == nil {
-			t.Error("SweepDevice on a freed state succeeded")
-		}
-	})
-
-	t.Run("HostState", func(t *testing.T) {
-		// Page-locked host state, swept in place: whole, and a range of
-		// its chains (the stream then needs that range's Chain).
-		const chains = 777
-		h, err := rt.NewHostState(chains)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer h.Free()
-		x0 := randomState[T](rng, chains, d)
-		copy(h.X, x0)
-		want := append([]T(nil), x0...)
-		if err := ref.Sweep(want, 3, st); err != nil {
-			t.Fatal(err)
-		}
-		if err := g.Sweep(h.X, 3, st); err != nil {
-			t.Fatal(err)
-		}
-		requireEqual(t, "Sweep on a HostState vs CPU", h.X, want, d)
-		sub := st
-		sub.Chain += 100
-		part := want[100*d : 300*d]
-		if err := ref.Sweep(part, 2, sub); err != nil {
-			t.Fatal(err)
-		}
-		if err := g.Sweep(h.X[100*d:300*d], 2, sub); err != nil {
-			t.Fatal(err)
-		}
-		requireEqual(t, "Sweep on chains 100..299 of a HostState vs CPU", h.X, want, d)
-		if err := h.Free(); err != nil {
-			t.Fatal(err)
-		}
-		if h.X != nil {
-			t.Error("X is not nil after Free")
-		}
-		if err := h.Free(); err != nil {
-			t.Errorf("second Free: %v", err)
-		}
-	})
-
-	t.Run("Run", func(t *testing.T) {
-		// Chunked run with a trace and device moments: the state equals the
-		// twin's, the moments those of the twin's records (to float64
-		// rounding: the chunks are reduced separately), and progress counts
-		// every chunk. A cancelled run stops after whole chunks.
-		const sweeps, chunk = 20, 6
-		chains := cpuChains(500, d, 100)
-		tr := gibbsrt.Trace{Thin: 2, FirstChain: chains / 10, Chains: chains * 4 / 5}
-		x0 := randomState[T](rng, chains, d)
-		want := append([]T(nil), x0...)
-		recs := make([]T, gibbsrt.Records(2, st.Sweep, sweeps)*tr.Chains*d)
-		if _, err := ref.SweepTrace(want, sweeps, st, tr, recs); err != nil {
-			t.Fatal(err)
-		}
-		wantM, _ := mcstat.NewMoments(d)
-		if err := addRows(wantM, recs); err != nil {
-			t.Fatal(err)
-		}
-		ds, err := rt.NewDeviceState(chains)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ds.Free()
-		dt, err := rt.NewDeviceTrace(tr, chains, chunk/2+1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer dt.Free()
-		if err := ds.Upload(x0); err != nil {
-			t.Fatal(err)
-		}
-		m, _ := mcstat.NewMoments(d)
-		var reports []int
-		done, err := rt.Run(context.Background(), ds, sweeps, st, gibbsrt.RunOptions[T]{
-			Chunk: chunk, Trace: dt, Moments: m, Progress: func(done, total gibbsrt.RunResult) { reports = append(reports, done.Sweeps) },
-		})
-		if err != nil || done != (gibbsrt.RunResult{Sweeps: sweeps}) {
-			t.Fatalf("Run: %+v done, %v", done, err)
-		}
-		if fmt.Sprint(reports) != "[6 12 18 20]" {
-			t.Errorf("progress reports %v, want [6 12 18 20]", reports)
-		}
-		got := make([]T, chains*d)
-		if err := ds.Download(got); err != nil {
-			t.Fatal(err)
-		}
-		requireEqual(t, "Run's state vs CPU", got, want, d)
-		if m.Count() != wantM.Count() {
-			t.Fatalf("moments of %v rows, want %v", m.Count(), wantM.Count())
-		}
-		gc, _ := m.Covariance()
-		wc, _ := wantM.Covariance()
-		for i := 0; i < d; i++ {
-			if dm := math.Abs(m.Mean()[i] - wantM.Mean()[i]); dm > 1e-12*(1+math.Abs(wantM.Mean()[i])) {
-				t.Errorf("mean[%d] = %v, want %v", i, m.Mean()[i], wantM.Mean()[i])
-			}
-			for j := 0; j < d; j++ {
-				if dc := math.Abs(gc.At(i, j) - wc.At(i, j)); dc > 1e-9*math.Sqrt(wc.At(i, i)*wc.At(j, j)) {
-					t.Errorf("covariance[%d][%d] = %v, want %v", i, j, gc.At(i, j), wc.At(i, j))
-				}
-			}
-		}
-
-		ctx, cancel := context.WithCancel(context.Background())
-		if err := ds.Upload(x0); err != nil {
-			t.Fatal(err)
-		}
-		done, err = rt.Run(ctx, ds, sweeps, st, gibbsrt.RunOptions[T]{Chunk: chunk, Progress: func(_, _ gibbsrt.RunResult) { cancel() }})
-		if !errors.Is(err, context.Canceled) || done != (gibbsrt.RunResult{Sweeps: chunk}) {
-			t.Fatalf("cancelled Run: %+v, %v; want %d sweeps and context.Canceled", done, err, chunk)
-		}
-		want = append(want[:0], x0...)
-		if err := ref.Sweep(want, chunk, st); err != nil {
-			t.Fatal(err)
-		}
-		if err := ds.Download(got); err != nil {
-			t.Fatal(err)
-		}
-		requireEqual(t, "cancelled Run's state vs CPU", got, want, d)
-	})
-
-	t.Run("NoOpsAndErrors", func(t *testing.T) {
-		if err := g.Sweep(nil, 5, st); err != nil {
-			t.Errorf("Sweep with no chains: %v", err)
-		}
-		x := randomState[T](rng, 3, d)
-		x0 := append([]T(nil), x...)
-		if err := g.Sweep(x, 0, st); err != nil {
-			t.Errorf("Sweep with 0 sweeps: %v", err)
-		}
-		if err := g.Sweep(x, -1, st); err == nil {
-			t.Error("Sweep with -1 sweeps succeeded")
-		}
-		if d > 1 { // every length is a whole number of 1-dimensional chains
-			if err := g.Sweep(x[:len(x)-1], 1, st); err == nil {
-				t.Error("Sweep with a ragged state succeeded")
+		for j := 0; j < d; j++ {
+			if dc := math.Abs(gc.At(i, j) - wc.At(i, j)); dc > 1e-9*math.Sqrt(wc.At(i, i)*wc.At(j, j)) {
+				t.Errorf("covariance[%d][%d] = %v, want %v", i, j, gc.At(i, j), wc.At(i, j))
 			}
 		}
-		requireEqual(t, "state after no-ops and rejected calls", x, x0, d)
-	})
+	}
 
-	// Last: it sets other models and strategies.
-	t.Run("Specialized", func(t *testing.T) { gpuSpecialized(t, h, g) })
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := ds.Upload(x0); err != nil {
+		t.Fatal(err)
+	}
+	done, err = rt.Run(ctx, ds, sweeps, st, gibbsrt.RunOptions[T]{Chunk: chunk, Progress: func(_, _ gibbsrt.RunResult) { cancel() }})
+	if !errors.Is(err, context.Canceled) || done != (gibbsrt.RunResult{Sweeps: chunk}) {
+		t.Fatalf("cancelled Run: %+v, %v; want %d sweeps and context.Canceled", done, err, chunk)
+	}
+	want = append(want[:0], x0...)
+	if err := ref.Sweep(want, chunk, st); err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Download(got); err != nil {
+		t.Fatal(err)
+	}
+	requireEqual(t, "cancelled Run's state vs CPU", got, want, d)
+}
+
+// noOpsAndErrors checks that empty calls do nothing and refused ones change
+// nothing.
+func (e gpuEnv[T]) noOpsAndErrors(t *testing.T) {
+	g, rng, st, d := e.g, e.rng, e.st, e.d
+	if err := g.Sweep(nil, 5, st); err != nil {
+		t.Errorf("Sweep with no chains: %v", err)
+	}
+	x := randomState[T](rng, 3, d)
+	x0 := append([]T(nil), x...)
+	if err := g.Sweep(x, 0, st); err != nil {
+		t.Errorf("Sweep with 0 sweeps: %v", err)
+	}
+	if err := g.Sweep(x, -1, st); err == nil {
+		t.Error("Sweep with -1 sweeps succeeded")
+	}
+	if d > 1 { // every length is a whole number of 1-dimensional chains
+		if err := g.Sweep(x[:len(x)-1], 1, st); err == nil {
+			t.Error("Sweep with a ragged state succeeded")
+		}
+	}
+	requireEqual(t, "state after no-ops and rejected calls", x, x0, d)
 }
 
 // GPUClose checks Close: idempotent, and every later call fails with
