@@ -109,11 +109,7 @@ func (s *Sampler[T]) SweepChebyshev(x, prev []T, first, iterations int, st Strea
 		return err
 	}
 	return s.ctx.Do(func(l cuda.Locked) error {
-		dx, err := s.toScratch(l, 0, x)
-		if err != nil {
-			return err
-		}
-		dp, err := s.toScratch(l, 1, prev)
+		dx, dp, err := s.toScratchPair(l, x, prev)
 		if err != nil {
 			return err
 		}

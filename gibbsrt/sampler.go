@@ -674,11 +674,7 @@ func (s *Sampler[T]) SweepNoise(x, noise []T, sweeps int) error {
 		return nil
 	}
 	return s.ctx.Do(func(l cuda.Locked) error {
-		dx, err := s.toScratch(l, 0, x)
-		if err != nil {
-			return err
-		}
-		dn, err := s.toScratch(l, 1, noise)
+		dx, dn, err := s.toScratchPair(l, x, noise)
 		if err != nil {
 			return err
 		}
@@ -813,6 +809,17 @@ func (s *Sampler[T]) toScratch(l cuda.Locked, k int, host []T) (cuda.DevicePtr, 
 		return 0, err
 	}
 	return p, l.CopyToDevice(p, unsafe.Pointer(&host[0]), b)
+}
+
+// toScratchPair copies a and b, neither empty, into scratch buffers 0
+// and 1: a call's state and its second input (previous iterates, noise).
+func (s *Sampler[T]) toScratchPair(l cuda.Locked, a, b []T) (cuda.DevicePtr, cuda.DevicePtr, error) {
+	pa, err := s.toScratch(l, 0, a)
+	if err != nil {
+		return 0, 0, err
+	}
+	pb, err := s.toScratch(l, 1, b)
+	return pa, pb, err
 }
 
 // scratchBuffer returns scratch buffer k with at least bytes bytes.
