@@ -14,8 +14,8 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 // whose comment tells the user to regenerate it.
 //
 // Version 2 (gibbsgen 0.2.0): the module description lists the kernels a
-// package holds (ModuleSpec.Kernels) and its dtype; device state is a
-// DeviceState.
+// package holds (ModuleSpec.Kernels, now Module.Kernels) and its dtype;
+// device state is a DeviceState.
 //
 // Version 3 (gibbsgen 0.3.0): the sweep kernels take trace arguments, and
 // a module has the moments kernel.
