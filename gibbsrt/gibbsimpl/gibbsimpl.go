@@ -2,10 +2,11 @@
 // gibbsrt and the packages gibbsgen writes, in the style of protobuf's
 // protoimpl. A generated package describes its device code (Module),
 // asserts that it matches this runtime (EnforceVersion), and makes its
-// samplers with NewSampler, NewMulti and OpenWith. Its API follows the
+// samplers with NewSampler, NewMulti and OpenWith (gibbsbench, which loads
+// generated packages at run time, calls them too). Its API follows the
 // generated-package version (MinVersion, MaxVersion) and changes with it,
-// without the compatibility that gibbsrt's promises its users: programs
-// use the generated package, or gibbsrt.
+// without the compatibility that gibbsrt promises its users: programs use
+// the generated package, or gibbsrt.
 package gibbsimpl
 
 import (
