@@ -43,6 +43,7 @@ type cudaData struct {
 	Dim, Stride, Groups, Block, WarpsPerBlock, Lanes int
 	MomentThreads, MomentTile, MomentTileBytes       int
 	BackwardGroups, ChebyshevStride                  int
+	ChebyshevShared                                  int
 	DType                                            kernels.DType
 	Normal                                           normalData
 	Kernels                                          []*kernels.Kernel
@@ -88,6 +89,7 @@ func (s *module) renderImage(name string, img image) (source, error) {
 		MomentTileBytes: kernels.MomentTileBytes,
 		BackwardGroups:  kernels.BackwardGroups,
 		ChebyshevStride: kernels.ChebyshevStride,
+		ChebyshevShared: kernels.ChebyshevShared(s.Dim, s.dtype),
 		DType:           s.dtype,
 		Normal:          normal,
 		Kernels:         img.kernels,

@@ -104,6 +104,7 @@ int main() {
     case 4: {  // launch
       const std::string n = name();
       const unsigned blocks = get<uint32_t>(), threads = get<uint32_t>();
+      gg_emu_dynamic_shared.assign(get<uint32_t>(), 0);
       std::vector<uint64_t> a(get<uint32_t>());
       for (auto& v : a) v = get<uint64_t>();
 `)
@@ -201,7 +202,12 @@ func (d *emuDevice) Alloc(bytes uint64) emuBuf {
 // argument is an emuBuf (or nil for a null pointer), a uint64 or a uint32,
 // as the table says.
 func (d *emuDevice) Launch(name string, blocks, threads int, args ...any) {
-	d.put(uint8(4), name, uint32(blocks), uint32(threads), uint32(len(args)))
+	d.LaunchShared(name, blocks, threads, 0, args...)
+}
+
+// LaunchShared is Launch with shared bytes of dynamic shared memory.
+func (d *emuDevice) LaunchShared(name string, blocks, threads, shared int, args ...any) {
+	d.put(uint8(4), name, uint32(blocks), uint32(threads), uint32(shared), uint32(len(args)))
 	for _, a := range args {
 		switch v := a.(type) {
 		case emuBuf:

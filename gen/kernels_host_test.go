@@ -256,10 +256,24 @@ func extKernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large
 					}
 				}
 				uploadTables(t, d, s, refs[gibbsrt.FormSequential])
+				// A Chebyshev case runs an on-chip strategy twice: with its
+				// iterates in x and prev, and in dynamic shared memory.
+				type extLaunch struct {
+					k      *kernels.Kernel
+					shared int
+				}
+				var launches []extLaunch
 				for _, k := range s.kernels() {
 					if k.Role != kernels.Sweep || k.PTX {
 						continue
 					}
+					launches = append(launches, extLaunch{k, 0})
+					if c.cheb && k.ChebyshevOnChip {
+						launches = append(launches, extLaunch{k, k.Launch(dim, s.dtype()).ChebyshevShared})
+					}
+				}
+				for _, l := range launches {
+					k := l.k
 					ref := refs[gibbsrt.FormSequential]
 					if k.Strategy == kernels.Matrix {
 						ref = refs[gibbsrt.FormMatrix]
@@ -271,6 +285,9 @@ func extKernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large
 						p0[i] = T(3 * rng.NormFloat64())
 					}
 					ck := check{what: fmt.Sprintf("%s %s", k.Ext, c.name)}
+					if l.shared > 0 {
+						ck.what += " (iterates in shared memory)"
+					}
 					want := append([]T(nil), x0...)
 					x := d.Upload(x0)
 					var cheb, prev, trace, index any
@@ -303,7 +320,7 @@ func extKernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large
 						}
 					}
 					ck.x = want
-					d.Launch(k.Ext, emuGrid(k.Launch(dim, s.dtype()), chains), k.Launch(dim, s.dtype()).Threads,
+					d.LaunchShared(k.Ext, emuGrid(k.Launch(dim, s.dtype()), chains), k.Launch(dim, s.dtype()).Threads, l.shared,
 						x, uint64(chains), uint32(sweeps), st.Seed, st.Sweep, st.Chain,
 						kind, cheb, prev, trace, thin, tc0, tcs, index, cols)
 					d.Read(x)

@@ -29,6 +29,10 @@ type Grid struct {
 	Threads     int    `json:"threads"`
 	SharedBytes int    `json:"shared_bytes,omitempty"` // dynamic shared memory per block
 	PerSM       int    `json:"per_sm,omitempty"`
+	// A Chebyshev launch of the _ext entry point may ask for this much
+	// dynamic shared memory, to keep its iterates there; launched with
+	// less, it keeps them in x and prev.
+	ChebyshevSharedBytes int `json:"chebyshev_shared_bytes,omitempty"`
 }
 
 // Kernel is one entry point of the module.
@@ -101,7 +105,7 @@ func (s *module) manifestKernels() []Kernel {
 			Name:   k.Name,
 			Role:   k.Role.String(),
 			Launch: g.String(),
-			Grid:   Grid{g.Unit, g.PerBlock, g.Threads, g.Shared, g.PerSM},
+			Grid:   Grid{g.Unit, g.PerBlock, g.Threads, g.Shared, g.PerSM, g.ChebyshevShared},
 			Doc:    k.Doc,
 			Params: params(k.Params, dt),
 			Reads:  append([]string{}, k.Symbols...),

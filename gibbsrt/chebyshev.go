@@ -147,3 +147,20 @@ func (s *Sampler[T]) chebyshevBuffer(l cuda.Locked, table []T) (chebArgs, error)
 	}
 	return chebArgs{table: p}, nil
 }
+
+// setChebyshevInRows (a test hook) has later Chebyshev launches keep the
+// iterates in x and prev even where the device would let them stay in
+// shared memory, so that the GPU suites run both layouts.
+func (s *Sampler[T]) setChebyshevInRows(rows bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.chebInRows = rows
+}
+
+// lastChebyshevShared (a test hook) is the dynamic shared memory in which
+// the last Chebyshev launch kept its iterates: 0 for x and prev.
+func (s *Sampler[T]) lastChebyshevShared() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.chebShared
+}

@@ -3,6 +3,7 @@ package gibbsrt
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gibbsgen/gibbsgen/internal/cuda"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
@@ -24,16 +25,23 @@ type arg struct {
 // a launch has at most 15, and it is built on every call.
 type argValues []arg
 
+// value returns the value passed as name, 0 if none is.
+func (vs argValues) value(name string) uint64 {
+	for _, a := range vs {
+		if a.name == name {
+			return a.v
+		}
+	}
+	return 0
+}
+
 // args returns the argument list of entry point name with params: each
 // parameter's value, as a device pointer, a uint64 or a uint32.
 func (vs argValues) args(name string, params []kernels.Param) ([]any, error) {
 	out := make([]any, len(params))
 	for i, p := range params {
-		j := 0
-		for j < len(vs) && vs[j].name != p.Name {
-			j++
-		}
-		if j == len(vs) {
+		j := slices.IndexFunc(vs, func(a arg) bool { return a.name == p.Name })
+		if j < 0 {
 			return nil, fmt.Errorf("gibbsrt: kernel %s argument %d (%s): the launch has no value for it", name, i, p.Name)
 		}
 		v := vs[j].v
@@ -141,12 +149,20 @@ func (s *Sampler[T]) launch(l cuda.Locked, k *kernels.Kernel, e kernels.Entry, u
 	if err := s.demand(l, k); err != nil {
 		return err
 	}
-	fn := s.fn[name]
+	fn, chip := s.fn[name], s.chebChip[name]
 	if k.PTX {
 		var err error
-		if fn, err = s.specFunction(k, e); err != nil {
+		if fn, chip, err = s.specFunction(k, e); err != nil {
 			return err
 		}
 	}
-	return l.LaunchOn(s.stream, fn, [3]uint32{uint32(blocks), 1, 1}, [3]uint32{uint32(g.Threads), 1, 1}, uint32(g.Shared), args...)
+	shared := g.Shared
+	if vs.value("cheb") != 0 { // a Chebyshev launch
+		s.chebShared = 0
+		if chip && !s.chebInRows {
+			s.chebShared = g.ChebyshevShared
+		}
+		shared += s.chebShared
+	}
+	return l.LaunchOn(s.stream, fn, [3]uint32{uint32(blocks), 1, 1}, [3]uint32{uint32(g.Threads), 1, 1}, uint32(shared), args...)
 }

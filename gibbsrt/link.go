@@ -17,4 +17,6 @@ func link[T Float]() {
 	impl.Set((*Sampler[T]).philox)
 	impl.Set((*Sampler[T]).normals)
 	impl.Set((*Sampler[T]).transform)
+	impl.Set((*Sampler[T]).setChebyshevInRows)
+	impl.Set((*Sampler[T]).lastChebyshevShared)
 }

@@ -42,6 +42,14 @@ type Sampler[T Float] struct {
 	// uploaded on demand (demand).
 	demanded map[string]*plan[T]
 
+	// The Ext entry points (by name) whose Chebyshev launches keep the
+	// iterates in dynamic shared memory, which the device lets them have
+	// (kernels.ChebyshevShared). Test hooks: chebInRows launches them
+	// without it, and chebShared is what the last Chebyshev launch had.
+	chebChip   map[string]bool
+	chebInRows bool
+	chebShared int
+
 	// The per-model kernel (specialize.go): the current model's, the
 	// compiled ones by model hash, and the compilations in flight.
 	spec       *specialization[T]
@@ -65,7 +73,7 @@ func newSampler[T Float](m impl.Module, device int) (*Sampler[T], error) {
 		return nil, err
 	}
 	s := &Sampler[T]{
-		m: m, ctx: ctx, kernels: ks, fn: map[string]cuda.Function{}, sms: ctx.MultiprocessorCount(),
+		m: m, ctx: ctx, kernels: ks, fn: map[string]cuda.Function{}, chebChip: map[string]bool{}, sms: ctx.MultiprocessorCount(),
 		states: map[*DeviceState[T]]struct{}{}, hosts: map[*HostState[T]]struct{}{}, traces: map[*DeviceTrace[T]]struct{}{},
 		specs: map[[32]byte]*specialization[T]{}, scheme: Plain,
 	}
@@ -92,15 +100,20 @@ func (s *Sampler[T]) load() error {
 			s.have = append(s.have, k.Strategy)
 			continue
 		}
-		shared := k.Launch(s.m.Dim, dtypeOf[T]()).Shared
+		g := k.Launch(s.m.Dim, dtypeOf[T]())
 		for _, e := range k.EntryPoints() {
 			name, _ := k.EntryPoint(e)
 			f, err := mod.Function(name)
 			if err != nil {
 				return err
 			}
-			if shared > 0 { // with the static tables, past the default 48 KB
-				if err := s.ctx.SetMaxDynamicShared(f, shared); err != nil {
+			if g.Shared > 0 { // with the static tables, past the default 48 KB
+				if err := s.ctx.SetMaxDynamicShared(f, g.Shared); err != nil {
+					return fmt.Errorf("gibbsrt: kernel %s: %w", name, err)
+				}
+			}
+			if e == kernels.EntryExt && g.ChebyshevShared > 0 {
+				if s.chebChip[name], err = s.ctx.AllowDynamicShared(f, g.ChebyshevShared); err != nil {
 					return fmt.Errorf("gibbsrt: kernel %s: %w", name, err)
 				}
 			}

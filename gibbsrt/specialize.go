@@ -86,6 +86,7 @@ type entryBuild struct {
 	done    chan struct{}
 	mod     *cuda.Module
 	fn      cuda.Function
+	chip    bool // Chebyshev launches may keep the iterates in shared memory
 	regs    int
 	rep     cuda.JITReport
 	err     error
@@ -312,7 +313,11 @@ func (s *Sampler[T]) compile(sp *specialization[T], k *kernels.Kernel, es []kern
 		if err != nil {
 			b.err = err
 		} else {
-			s.buildEntry(b, ptx, name)
+			chip := 0
+			if e == kernels.EntryExt {
+				chip = k.Launch(s.m.Dim, dtypeOf[T]()).ChebyshevShared
+			}
+			s.buildEntry(b, ptx, name, chip)
 		}
 		b.took = time.Since(start)
 		close(b.done)
@@ -320,8 +325,9 @@ func (s *Sampler[T]) compile(sp *specialization[T], k *kernels.Kernel, es []kern
 }
 
 // buildEntry compiles and loads one entry point's PTX, and checks that it
-// does not spill.
-func (s *Sampler[T]) buildEntry(e *entryBuild, ptx []byte, name string) {
+// does not spill; with chip > 0, it lets the entry point's Chebyshev
+// launches have chip bytes of dynamic shared memory where the device can.
+func (s *Sampler[T]) buildEntry(e *entryBuild, ptx []byte, name string, chip int) {
 	mod, rep, err := s.ctx.LoadPTX(ptx)
 	e.rep = rep
 	if err != nil {
@@ -335,6 +341,9 @@ func (s *Sampler[T]) buildEntry(e *entryBuild, ptx []byte, name string) {
 	}
 	if err == nil && r.LocalBytes > 0 {
 		err = fmt.Errorf("gibbsrt: the specialized kernel %s would spill (%d registers, %d bytes of local memory per thread)", name, r.Registers, r.LocalBytes)
+	}
+	if err == nil && chip > 0 {
+		e.chip, err = s.ctx.AllowDynamicShared(fn, chip)
 	}
 	if err != nil {
 		e.err = err
@@ -422,18 +431,19 @@ func (s *Sampler[T]) specReady(e kernels.Entry) bool {
 }
 
 // specFunction returns the current model's specialized entry point e,
-// compiling it if need be and waiting for it. The caller holds s.mu.
-func (s *Sampler[T]) specFunction(k *kernels.Kernel, e kernels.Entry) (cuda.Function, error) {
+// compiling it if need be and waiting for it, and whether its Chebyshev
+// launches may keep the iterates on chip. The caller holds s.mu.
+func (s *Sampler[T]) specFunction(k *kernels.Kernel, e kernels.Entry) (cuda.Function, bool, error) {
 	if s.spec == nil {
-		return 0, errors.New("gibbsrt: no specialized kernel: SetModel first")
+		return 0, false, errors.New("gibbsrt: no specialized kernel: SetModel first")
 	}
 	s.startBuilds(s.spec, k, e)
 	b := &s.spec.builds[e]
 	<-b.done
 	if b.err != nil {
-		return 0, fmt.Errorf("gibbsrt: strategy %v is unavailable for this model: %w", Specialized, b.err)
+		return 0, false, fmt.Errorf("gibbsrt: strategy %v is unavailable for this model: %w", Specialized, b.err)
 	}
-	return b.fn, nil
+	return b.fn, b.chip, nil
 }
 
 // Specialization reports the current model's specialized kernel: whether

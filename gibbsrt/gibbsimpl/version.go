@@ -42,6 +42,10 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 // left the public Sampler. The kernels are version 6's. A version 6
 // package asserts gibbsrt.EnforceVersion, which no longer exists, so it
 // fails to build at that line, whose comment says to regenerate it.
+// gibbsgen 0.8.0 writes version 7 too: its thread-per-chain _ext entry
+// points keep Chebyshev's iterates in dynamic shared memory when the launch
+// gives them some (kernels.ChebyshevShared) and in x and prev otherwise, so
+// a 0.7.0 package runs under this runtime and a 0.8.0 one under 0.7.0's.
 const (
 	// GenVersion is the version gibbsgen writes into new packages.
 	GenVersion = kernels.ABIVersion

@@ -29,6 +29,14 @@ func (d device[T]) Transform(first uint32, out []T) error {
 	return transformHook[T]()(d.s, first, out)
 }
 
+// SetChebyshevInRows has later Chebyshev launches keep their iterates in
+// x and prev rather than in shared memory.
+func (d device[T]) SetChebyshevInRows(rows bool) { chebyshevInRowsHook[T]()(d.s, rows) }
+
+// LastChebyshevShared is the dynamic shared memory in which the last
+// Chebyshev launch kept its iterates: 0 for x and prev.
+func (d device[T]) LastChebyshevShared() int { return lastChebyshevSharedHook[T]()(d.s) }
+
 // Module returns the module the sampler was loaded from.
 func (d device[T]) Module() impl.Module { return moduleHook[T]()(d.s) }
 
@@ -46,4 +54,12 @@ func transformHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], uint32, []T) err
 
 func moduleHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T]) impl.Module {
 	return impl.Get[func(*gibbsrt.Sampler[T]) impl.Module]()
+}
+
+func chebyshevInRowsHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], bool) {
+	return impl.Get[func(*gibbsrt.Sampler[T], bool)]()
+}
+
+func lastChebyshevSharedHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T]) int {
+	return impl.Get[func(*gibbsrt.Sampler[T]) int]()
 }

@@ -7,4 +7,6 @@ import "testing"
 func TestHooksLinked(t *testing.T) {
 	_, _, _, _ = philoxHook[float32](), normalsHook[float32](), transformHook[float32](), moduleHook[float32]()
 	_, _, _, _ = philoxHook[float64](), normalsHook[float64](), transformHook[float64](), moduleHook[float64]()
+	_, _ = chebyshevInRowsHook[float32](), lastChebyshevSharedHook[float32]()
+	_, _ = chebyshevInRowsHook[float64](), lastChebyshevSharedHook[float64]()
 }

@@ -284,12 +284,25 @@ func GPURelaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 					if err := cr.SweepChebyshev(wx, wp, 3, 5, st); err != nil {
 						t.Fatal(err)
 					}
-					gx, gp := append([]T(nil), x0...), append([]T(nil), p0...)
-					if err := rt.SweepChebyshev(gx, gp, 3, 5, st); err != nil {
-						t.Fatal(err)
+					// Both places a strategy may keep its iterates in:
+					// shared memory where the device allows it, then x and
+					// prev.
+					dev := hooks(rt)
+					for _, rows := range []bool{false, true} {
+						dev.SetChebyshevInRows(rows)
+						gx, gp := append([]T(nil), x0...), append([]T(nil), p0...)
+						if err := rt.SweepChebyshev(gx, gp, 3, 5, st); err != nil {
+							t.Fatal(err)
+						}
+						where := fmt.Sprintf("iterates in %d bytes of shared memory", dev.LastChebyshevShared())
+						if dev.LastChebyshevShared() == 0 {
+							where = "iterates in x and prev"
+						}
+						t.Log("Chebyshev:", where)
+						requireEqual(t, "Chebyshev iterates, GPU vs CPU, "+where, gx, wx, d)
+						requireEqual(t, "Chebyshev previous iterates, GPU vs CPU, "+where, gp, wp, d)
 					}
-					requireEqual(t, "Chebyshev iterates, GPU vs CPU", gx, wx, d)
-					requireEqual(t, "Chebyshev previous iterates, GPU vs CPU", gp, wp, d)
+					dev.SetChebyshevInRows(false)
 				}
 			})
 		}

@@ -36,6 +36,7 @@ type Context struct {
 	name         string
 	major, minor int
 	sms          int
+	sharedOptin  int // the most shared memory a block may have, static and dynamic
 
 	// mu guards closed and active. Close waits for active calls to drain
 	// before releasing the context; it sets closed first so that calls
@@ -122,6 +123,7 @@ func OpenDevice(ordinal int) (*Context, error) {
 		{attrComputeCapabilityMajor, &c.major},
 		{attrComputeCapabilityMinor, &c.minor},
 		{attrMultiprocessorCount, &c.sms},
+		{attrMaxSharedPerBlockOptin, &c.sharedOptin},
 	} {
 		var v int32
 		if err := check("cuDeviceGetAttribute", d.cuDeviceGetAttribute(&v, a.attr, c.dev)); err != nil {

@@ -218,6 +218,8 @@ func TestOpenContextClosedErrors(t *testing.T) {
 	check("LoadModule", err)
 	check("Launch", c.Launch(1, [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, 0, DevicePtr(1), int32(2)))
 	check("SetMaxDynamicShared", c.SetMaxDynamicShared(1, 1024))
+	_, err = c.AllowDynamicShared(1, 1024)
+	check("AllowDynamicShared", err)
 	_, err = c.NewEvent()
 	check("NewEvent", err)
 	check("Record", c.Record(1))
@@ -525,6 +527,14 @@ func TestLaunchOnDevice(t *testing.T) {
 		t.Error("SetMaxDynamicShared(1 GiB) succeeded")
 	} else {
 		t.Logf("SetMaxDynamicShared(1 GiB): %v", err)
+	}
+	// AllowDynamicShared refuses what no block may have, without an
+	// error, and allows what it may.
+	if ok, err := c.AllowDynamicShared(f, 1<<30); ok || err != nil {
+		t.Errorf("AllowDynamicShared(1 GiB) = %v, %v; want false, nil", ok, err)
+	}
+	if ok, err := c.AllowDynamicShared(f, shBytes); !ok || err != nil {
+		t.Fatalf("AllowDynamicShared(%d) = %v, %v; want true, nil", shBytes, ok, err)
 	}
 	if err := c.SetMaxDynamicShared(f, shBytes); err != nil {
 		t.Fatalf("SetMaxDynamicShared: %v", err)

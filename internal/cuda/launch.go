@@ -86,6 +86,21 @@ func (c *Context) launchPacked(stream Stream, f Function, grid, block [3]uint32,
 	return check("cuLaunchKernel", r)
 }
 
+// AllowDynamicShared lets f's launches ask for bytes of dynamic shared
+// memory, where a block of f may have that much beside its static shared
+// memory on this device, and reports whether it may. Where it may not, it
+// changes nothing: the caller launches with less.
+func (c *Context) AllowDynamicShared(f Function, bytes int) (bool, error) {
+	var static int32
+	err := c.do(func() error {
+		return check("cuFuncGetAttribute", c.drv.cuFuncGetAttribute(&static, funcAttrSharedSizeBytes, uintptr(f)))
+	})
+	if err != nil || int(static)+bytes > c.sharedOptin {
+		return false, err
+	}
+	return true, c.SetMaxDynamicShared(f, bytes)
+}
+
 // SetMaxDynamicShared sets CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 // which launches asking for more than the default 48 KiB of dynamic shared
 // memory require.

@@ -104,7 +104,12 @@ type Geometry struct {
 	// blocks per multiprocessor, and what a block stages once serves all
 	// its groups. The other entry points run one group a block.
 	PerSM int
-	Note  string // for the manifest, e.g. "one warp per chain"
+	// ChebyshevShared, if > 0, is the dynamic shared memory per block in
+	// which a Chebyshev launch of the Ext entry point may keep its two
+	// iterates for the whole launch (ChebyshevOnChip). Launched with less,
+	// the entry point keeps them in x and prev, as before.
+	ChebyshevShared int
+	Note            string // for the manifest, e.g. "one warp per chain"
 }
 
 // Blocks returns the grid size for units units.
@@ -129,6 +134,9 @@ func (g Geometry) String() string {
 	}
 	if g.PerSM > 0 {
 		s += fmt.Sprintf(", the _ext entry point's at most %d blocks per multiprocessor, each looping over its groups of %d", g.PerSM, g.PerBlock)
+	}
+	if g.ChebyshevShared > 0 {
+		s += fmt.Sprintf(", a Chebyshev launch of the _ext entry point up to %d bytes of dynamic shared memory", g.ChebyshevShared)
 	}
 	if g.Note != "" {
 		s += " (" + g.Note + ")"
@@ -169,7 +177,11 @@ type Kernel struct {
 	// GeometryOf, if set, is the launch shape for a dim and dtype, in
 	// place of Geometry (the tiled kernel's chains per block depend on it).
 	GeometryOf func(dim int, dt DType) Geometry
-	Symbols    []string // the module tables it reads (see Symbols)
+	// ChebyshevOnChip marks a thread-per-chain strategy whose Ext entry
+	// point keeps a Chebyshev launch's iterates in dynamic shared memory
+	// when the launch gives it Geometry.ChebyshevShared bytes.
+	ChebyshevOnChip bool
+	Symbols         []string // the module tables it reads (see Symbols)
 	// Tables are the tables of the kernel's own layout, which its template
 	// block declares (see Symbols).
 	Tables []Symbol
@@ -215,11 +227,28 @@ func (k *Kernel) DimsString() string {
 
 // Launch returns k's launch shape for dim and dt.
 func (k *Kernel) Launch(dim int, dt DType) Geometry {
+	g := k.Geometry
 	if k.GeometryOf != nil {
-		return k.GeometryOf(dim, dt)
+		g = k.GeometryOf(dim, dt)
 	}
-	return k.Geometry
+	if k.ChebyshevOnChip {
+		g.ChebyshevShared = ChebyshevShared(dim, dt)
+	}
+	return g
 }
+
+// ChebyshevShared is the dynamic shared memory a block of a
+// ChebyshevOnChip entry point needs to keep a Chebyshev launch's iterates
+// on chip: the current and the previous iterate of each of its ThreadBlock
+// chains, element i of thread t's at i*ThreadBlock + t (the previous ones
+// after the current ones). Every iteration reads and writes both; in x and
+// prev that is four passes over the state through DRAM, about 190 µs of a
+// 485 µs iteration at dim 64 and a million chains (docs/BENCHMARKS.md,
+// runs 18 and 19). It is 64 KB at the largest thread-per-chain dims (64 in
+// float32, 32 in float64): sm_80 and sm_90 give it beside any of these
+// kernels' static shared memory; where a device cannot, the runtime
+// launches without it.
+func ChebyshevShared(dim int, dt DType) int { return 2 * dim * dt.Size() * ThreadBlock }
 
 // Launch geometry compiled into the kernels. The thread-per-chain kernels
 // use 128-thread blocks: small enough that B=4096 still spreads over 32
@@ -321,10 +350,11 @@ var table = []Kernel{
 		Traced: "gibbs_sweep_const_trace", TracedParams: traceParams,
 		Ext: "gibbs_sweep_const_ext", ExtParams: extParams,
 		Strategy: ConstMemory, StrategyName: "const", GoName: "ConstMemory",
-		Doc:      "sweeps sweeps over x ([chains][dim] row-major, in place), one chain per thread, weights read from constant memory; chain j draws the normals of chain chain0+j at sweeps sweep0..sweep0+sweeps-1. The _trace kernel also records: after each sweep s with (s+1) % thin == 0, chains trace_chain0..trace_chain0+trace_chains-1 write coordinate i to column trace_index[i] (none if 0xFFFFFFFF) of their row of trace, [records][trace_chains][trace_cols]. The _ext kernel runs sweeps of kind (0 forward, 1 backward, 2 symmetric) with the over-relaxation of gibbs_keep; with cheb, each sweep is a Chebyshev iteration (cheb[5s..5s+4] = forward and backward noise factors, then the weights of the new iterate, the current one and prev, the previous one, [chains][dim], updated in place); with trace, it records as the _trace kernel does",
-		Params:   sweepParams,
-		Geometry: threadPerChain,
-		Symbols:  []string{SymbolWeight, SymbolOffset, SymbolScale, SymbolKeep},
+		Doc:             "sweeps sweeps over x ([chains][dim] row-major, in place), one chain per thread, weights read from constant memory; chain j draws the normals of chain chain0+j at sweeps sweep0..sweep0+sweeps-1. The _trace kernel also records: after each sweep s with (s+1) % thin == 0, chains trace_chain0..trace_chain0+trace_chains-1 write coordinate i to column trace_index[i] (none if 0xFFFFFFFF) of their row of trace, [records][trace_chains][trace_cols]. The _ext kernel runs sweeps of kind (0 forward, 1 backward, 2 symmetric) with the over-relaxation of gibbs_keep; with cheb, each sweep is a Chebyshev iteration (cheb[5s..5s+4] = forward and backward noise factors, then the weights of the new iterate, the current one and prev, the previous one, [chains][dim], updated in place); with trace, it records as the _trace kernel does",
+		Params:          sweepParams,
+		Geometry:        threadPerChain,
+		ChebyshevOnChip: true,
+		Symbols:         []string{SymbolWeight, SymbolOffset, SymbolScale, SymbolKeep},
 		// Beyond dim 32 the weights are more than twice the constant
 		// cache's fast level and the kernel runs 3.6 times slower than
 		// shared memory (docs/BENCHMARKS.md, run 1, dim 64), so Auto never
@@ -346,11 +376,12 @@ var table = []Kernel{
 		Traced: "gibbs_sweep_shared_trace", TracedParams: traceParams,
 		Ext: "gibbs_sweep_shared_ext", ExtParams: extParams,
 		Strategy: SharedMemory, StrategyName: "shared", GoName: "SharedMemory",
-		Doc:      "as gibbs_sweep_const, weights staged from gibbs_weight_global into shared memory",
-		Params:   sweepParams,
-		Geometry: threadPerChain,
-		Symbols:  []string{SymbolWeightG, SymbolOffset, SymbolScale, SymbolKeep},
-		Dims:     threadDims,
+		Doc:             "as gibbs_sweep_const, weights staged from gibbs_weight_global into shared memory",
+		Params:          sweepParams,
+		Geometry:        threadPerChain,
+		ChebyshevOnChip: true,
+		Symbols:         []string{SymbolWeightG, SymbolOffset, SymbolScale, SymbolKeep},
+		Dims:            threadDims,
 		// On sm_90 ptxas (nvcc 11.8) gives the traced entry point 255
 		// registers and spills a few at float32 dims 53 to 63: 8 to 24
 		// bytes of stores, 4 to 20 of loads (the all-dims scan of every
@@ -412,10 +443,11 @@ var table = []Kernel{
 		Traced: "gibbs_sweep_model_trace", TracedParams: traceParams,
 		Ext: "gibbs_sweep_model_ext", ExtParams: extParams,
 		Strategy: Specialized, StrategyName: "model", GoName: "Specialized",
-		Doc:      "as gibbs_sweep_const with the model's coefficients in the instructions and its zero weights' fmas dropped. Shipped as PTX in which each coefficient is a marker on its own line of inline PTX: GGW_k (weight[k], k = j*stride+i), GGO_i (offset[i]), GGS_i (scale[i]); the host writes each as its float32 bits (0fXXXXXXXX), deletes the lines whose GGW_k is a zero weight, and has the driver compile the result (cuLinkCreate … cuLinkComplete in a context of its own, then cuModuleLoadData of the cubin)",
-		Params:   sweepParams,
-		Geometry: threadPerChain,
-		Dims:     threadDims,
+		Doc:             "as gibbs_sweep_const with the model's coefficients in the instructions and its zero weights' fmas dropped. Shipped as PTX in which each coefficient is a marker on its own line of inline PTX: GGW_k (weight[k], k = j*stride+i), GGO_i (offset[i]), GGS_i (scale[i]); the host writes each as its float32 bits (0fXXXXXXXX), deletes the lines whose GGW_k is a zero weight, and has the driver compile the result (cuLinkCreate … cuLinkComplete in a context of its own, then cuModuleLoadData of the cubin)",
+		Params:          sweepParams,
+		Geometry:        threadPerChain,
+		ChebyshevOnChip: true,
+		Dims:            threadDims,
 		// The runtime offers it to Auto only once the model's kernel is
 		// compiled; until then, or if the JIT fails, Auto picks among the rest.
 		AutoRank: 2,

@@ -46,6 +46,8 @@ static inline double2 make_double2(double a, double b) { return {a, b}; }
 // publishes the lane's value, waits for the live lanes of its warp, reads
 // its source lane's, and waits again before the slots are reused.
 static dim3 blockIdx, blockDim, gridDim, threadIdx;
+// The launch's dynamic shared memory, which its blocks reuse in turn.
+static std::vector<char> gg_emu_dynamic_shared;
 
 struct GgFiber {
   ucontext_t ctx;
