@@ -25,12 +25,15 @@ type arg struct {
 // a launch has at most 15, and it is built on every call.
 type argValues []arg
 
+// index returns the position of the value passed as name, -1 if none is.
+func (vs argValues) index(name string) int {
+	return slices.IndexFunc(vs, func(a arg) bool { return a.name == name })
+}
+
 // value returns the value passed as name, 0 if none is.
 func (vs argValues) value(name string) uint64 {
-	for _, a := range vs {
-		if a.name == name {
-			return a.v
-		}
+	if i := vs.index(name); i >= 0 {
+		return vs[i].v
 	}
 	return 0
 }
@@ -40,7 +43,7 @@ func (vs argValues) value(name string) uint64 {
 func (vs argValues) args(name string, params []kernels.Param) ([]any, error) {
 	out := make([]any, len(params))
 	for i, p := range params {
-		j := slices.IndexFunc(vs, func(a arg) bool { return a.name == p.Name })
+		j := vs.index(p.Name)
 		if j < 0 {
 			return nil, fmt.Errorf("gibbsrt: kernel %s argument %d (%s): the launch has no value for it", name, i, p.Name)
 		}

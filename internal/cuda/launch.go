@@ -91,14 +91,23 @@ func (c *Context) launchPacked(stream Stream, f Function, grid, block [3]uint32,
 // memory on this device, and reports whether it may. Where it may not, it
 // changes nothing: the caller launches with less.
 func (c *Context) AllowDynamicShared(f Function, bytes int) (bool, error) {
-	var static int32
-	err := c.do(func() error {
-		return check("cuFuncGetAttribute", c.drv.cuFuncGetAttribute(&static, funcAttrSharedSizeBytes, uintptr(f)))
+	var static int
+	err := c.do(func() (err error) {
+		static, err = c.staticShared(f)
+		return err
 	})
-	if err != nil || int(static)+bytes > c.sharedOptin {
+	if err != nil || static+bytes > c.sharedOptin {
 		return false, err
 	}
 	return true, c.SetMaxDynamicShared(f, bytes)
+}
+
+// staticShared returns f's static shared memory per block. It must run
+// inside do.
+func (c *Context) staticShared(f Function) (int, error) {
+	var v int32
+	err := check("cuFuncGetAttribute", c.drv.cuFuncGetAttribute(&v, funcAttrSharedSizeBytes, uintptr(f)))
+	return int(v), err
 }
 
 // SetMaxDynamicShared sets CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -115,12 +124,11 @@ func (c *Context) SetMaxDynamicShared(f Function, bytes int) error {
 		}
 		// The usual cause is asking for more than the device allows;
 		// say what the limit is.
-		var optin, static int32
-		if c.drv.cuDeviceGetAttribute(&optin, attrMaxSharedPerBlockOptin, c.dev) != resultSuccess ||
-			c.drv.cuFuncGetAttribute(&static, funcAttrSharedSizeBytes, uintptr(f)) != resultSuccess {
+		static, serr := c.staticShared(f)
+		if serr != nil {
 			return err
 		}
 		return detail([]error{err}, "%v: requested %d bytes of dynamic shared memory; the device allows %d bytes per block and the kernel uses %d statically",
-			err, bytes, optin, static)
+			err, bytes, c.sharedOptin, static)
 	})
 }
