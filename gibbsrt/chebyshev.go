@@ -157,6 +157,16 @@ func (s *Sampler[T]) setChebyshevInRows(rows bool) {
 	s.chebInRows = rows
 }
 
+// setStagedNormals (a test hook) has the per-model kernels of the models
+// set after it draw their Ext passes' normals before each pass (*staged)
+// or inside it, whatever stagedNormals would choose, so that the GPU
+// suites run both; nil restores the choice.
+func (s *Sampler[T]) setStagedNormals(staged *bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stagedForced = staged
+}
+
 // lastChebyshevShared (a test hook) is the dynamic shared memory in which
 // the last Chebyshev launch kept its iterates: 0 for x and prev.
 func (s *Sampler[T]) lastChebyshevShared() int {

@@ -19,4 +19,5 @@ func link[T Float]() {
 	impl.Set((*Sampler[T]).transform)
 	impl.Set((*Sampler[T]).setChebyshevInRows)
 	impl.Set((*Sampler[T]).lastChebyshevShared)
+	impl.Set((*Sampler[T]).setStagedNormals)
 }

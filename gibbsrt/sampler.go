@@ -50,6 +50,10 @@ type Sampler[T Float] struct {
 	chebInRows bool
 	chebShared int
 
+	// stagedForced (a test hook) overrides stagedNormals' choice for the
+	// models set after it; nil keeps the choice.
+	stagedForced *bool
+
 	// The per-model kernel (specialize.go): the current model's, the
 	// compiled ones by model hash, and the compilations in flight.
 	spec       *specialization[T]

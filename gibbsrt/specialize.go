@@ -69,13 +69,19 @@ type Specialization struct {
 	ExtErr      error
 	Cached      bool          // SetModel found the model compiled already
 	Dropped     int           // fmas by zero weights deleted from the first entry point's PTX
-	Kept        int           // fmas by nonzero weights in it
+	Kept        int           // fmas by nonzero weights in it (twice in the Ext entry point's: StagedNormals)
 	Registers   int           // per thread, of the first entry point
 	JIT         time.Duration // the driver's compile time of the first entry point
 	Total       time.Duration // SetModel to its readiness: writing the PTX, compiling, loading
 	InfoLog     string        // the driver's JIT log
 	ModelHash   [32]byte
 	Generation  int // counts SetModel and SetScheme calls, to tell models apart
+
+	// StagedNormals: the Ext entry point draws each pass's normals before
+	// the pass rather than inside it (stagedNormals says when). Its PTX
+	// holds both ways, so it counts each fma twice in Dropped and Kept;
+	// the driver compiles one.
+	StagedNormals bool
 }
 
 // entryBuild is the compile of one entry point; started is guarded by the
@@ -124,6 +130,7 @@ func (e *entryBuild) state() SpecializationState {
 type specialization[T Float] struct {
 	hash          [32]byte
 	co            *Coefficients[T]
+	staged        bool          // GGZ: the Ext entry point's normals drawn before each pass
 	builds        [3]entryBuild // by kernels.Entry
 	first         kernels.Entry // the build made first
 	dropped, kept int           // written before the first build's done is closed
@@ -141,9 +148,13 @@ func (sp *specialization[T]) finished() bool {
 	return true
 }
 
-// modelHash identifies a model by the bits of its kernel tables.
-func modelHash[T Float](co *Coefficients[T]) [32]byte {
+// modelHash identifies a compiled model by the bits of its kernel tables
+// and where its Ext entry point draws the normals.
+func modelHash[T Float](co *Coefficients[T], staged bool) [32]byte {
 	h := sha256.New()
+	if staged {
+		h.Write([]byte{1})
+	}
 	var b [8]byte
 	for _, tab := range [][]T{co.Weight, co.Offset, co.Scale, {co.Keep}} {
 		for _, v := range tab {
@@ -156,18 +167,54 @@ func modelHash[T Float](co *Coefficients[T]) [32]byte {
 	return out
 }
 
-var markerRE = regexp.MustCompile(`GG([WOS])(R?)_([0-9]+)|GGK\b`)
+var markerRE = regexp.MustCompile(`GG([WOS])(R?)_([0-9]+)|GGK\b|GGZ\b`)
+
+// stagedNormalsMin is the nonzero weights per coordinate (of dim − 1) from
+// which the per-model kernel's Ext entry point draws each pass's normals
+// before the pass, under symmetric schemes (stagedNormals).
+//
+// Drawn inside the unrolled pass, every group's draw is written once per
+// frame, and a dense model's symmetric sweep, whose loop holds both
+// frames, outgrew the instruction cache. Drawn first, with 31 weights a
+// coordinate (dense, dim 32) symmetric sweeps were 7–18% faster and
+// Chebyshev iterations 10–17%. With fewer, the updates wait on each other
+// and the draws inside the pass filled those waits: at 3.5–12.4 a
+// coordinate symmetric sweeps were 1.5–7% slower drawn first (Chebyshev
+// iterations between 1% slower and 4% faster), and forward sweeps, whose
+// loop holds one frame, were 7–12% slower at every density measured
+// (docs/BENCHMARKS.md, run 25). The threshold lies between 12.4 and 31,
+// which were measured; nothing between them was.
+const stagedNormalsMin = 16
+
+// stagedNormals reports whether the per-model kernel of co under sweeps of
+// kind draws each pass's normals before the pass: for symmetric sweeps
+// (and Chebyshev iterations, which use them) of models with at least
+// stagedNormalsMin nonzero weights a coordinate.
+func stagedNormals[T Float](co *Coefficients[T], kind SweepKind) bool {
+	if kind != Symmetric {
+		return false
+	}
+	w, _, _ := co.Frame(0)
+	n := 0
+	for _, v := range w {
+		if v != 0 {
+			n++
+		}
+	}
+	return n >= stagedNormalsMin*co.Dim
+}
 
 // specializePTX writes co into the per-model kernel's PTX: each marker
 // becomes its coefficient's bits (0fXXXXXXXX for float32, 0dX…X, 16 hex
-// digits, for float64), and each line whose
+// digits, for float64), GGZ becomes 1 if staged (the Ext entry point draws
+// each pass's normals before it) and 0 if not, and each line whose
 // marker is a zero weight (+0 or -0), or keep when it is 0, is deleted.
 // That line is one fma that adds x·0 to a running sum in place, and
 // dropping it can change only the sign of a zero sum, which no state ever
 // sees: x_i = scale_i·z + sum, and scale_i·z is never zero. Markers ending
 // in R are frame 1's (the reversed order). It returns the new PTX and the
 // weights' fmas dropped and kept.
-func specializePTX[T Float](ptx []byte, co *Coefficients[T]) (out []byte, dropped, kept int, err error) {
+func specializePTX[T Float](ptx []byte, co *Coefficients[T], staged bool) (out []byte, dropped, kept int, err error) {
 	out = make([]byte, 0, len(ptx))
 	for len(ptx) > 0 {
 		line := ptx
@@ -184,6 +231,16 @@ func specializePTX[T Float](ptx []byte, co *Coefficients[T]) (out []byte, droppe
 			return nil, 0, 0, fmt.Errorf("gibbsrt: PTX line %q holds %d coefficient markers, want 1", bytes.TrimSpace(line), len(ms))
 		}
 		m := ms[0]
+		if string(line[m[0]:m[1]]) == "GGZ" {
+			flag := byte('0')
+			if staged {
+				flag = '1'
+			}
+			out = append(out, line[:m[0]]...)
+			out = append(out, flag)
+			out = append(out, line[m[1]:]...)
+			continue
+		}
 		var v T
 		if m[2] < 0 { // GGK
 			if co.Keep == 0 {
@@ -245,7 +302,11 @@ func (s *Sampler[T]) specialize(p *plan[T]) {
 	co := p.co
 	s.generation++
 	s.useClock++
-	h := modelHash(co)
+	staged := stagedNormals(co, p.scheme.Kind)
+	if s.stagedForced != nil {
+		staged = *s.stagedForced
+	}
+	h := modelHash(co, staged)
 	if sp := s.specs[h]; sp != nil {
 		sp.used = s.useClock
 		s.spec, s.specCached = sp, true
@@ -254,7 +315,7 @@ func (s *Sampler[T]) specialize(p *plan[T]) {
 		}
 		return
 	}
-	sp := &specialization[T]{hash: h, co: co, used: s.useClock}
+	sp := &specialization[T]{hash: h, co: co, staged: staged, used: s.useClock}
 	for i := range sp.builds {
 		sp.builds[i].done = make(chan struct{})
 	}
@@ -306,7 +367,7 @@ func (s *Sampler[T]) compile(sp *specialization[T], k *kernels.Kernel, es []kern
 	for _, e := range es {
 		b := &sp.builds[e]
 		name, _ := k.EntryPoint(e)
-		ptx, dropped, kept, err := specializePTX(ptxEntry(s.m.PTX, name), sp.co)
+		ptx, dropped, kept, err := specializePTX(ptxEntry(s.m.PTX, name), sp.co, sp.staged)
 		if e == sp.first {
 			sp.dropped, sp.kept = dropped, kept
 		}
@@ -458,7 +519,7 @@ func (s *Sampler[T]) Specialization() Specialization {
 	first := &sp.builds[sp.first]
 	out := Specialization{
 		State: first.state(), TracedState: sp.builds[kernels.EntryTraced].state(), ExtState: sp.builds[kernels.EntryExt].state(),
-		Cached: s.specCached, ModelHash: sp.hash, Generation: s.generation,
+		Cached: s.specCached, ModelHash: sp.hash, Generation: s.generation, StagedNormals: sp.staged,
 	}
 	if out.State != Compiling {
 		out.Err, out.Dropped, out.Kept, out.Registers = first.err, sp.dropped, sp.kept, first.regs

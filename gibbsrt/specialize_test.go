@@ -36,7 +36,7 @@ func fixtureModel(t *testing.T, q01 float64) *Coefficients[float32] {
 // changes.
 func TestSpecializePTX(t *testing.T) {
 	co := fixtureModel(t, 1)
-	out, dropped, kept, err := specializePTX([]byte(ptxFixture), co)
+	out, dropped, kept, err := specializePTX([]byte(ptxFixture), co, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestSpecializePTX(t *testing.T) {
 	}
 
 	zero := fixtureModel(t, 0)
-	out, dropped, kept, err = specializePTX([]byte(ptxFixture), zero)
+	out, dropped, kept, err = specializePTX([]byte(ptxFixture), zero, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestSpecializePTXFramesAndKeep(t *testing.T) {
 	if co.Offset[2] != co.Offset[1] || co.Weight[2*4+4] != co.Weight[1] || co.Scale[3] != co.Scale[0] {
 		t.Fatalf("frame 1 is not the reversed frame 0: %v, %v", co.Offset, co.Weight)
 	}
-	out, dropped, kept, err := specializePTX([]byte(ext), co)
+	out, dropped, kept, err := specializePTX([]byte(ext), co, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestSpecializePTXFramesAndKeep(t *testing.T) {
 		t.Errorf("ω = 1.5: dropped, kept = %d, %d; keep %v; PTX:\n%s\nwant:\n%s", dropped, kept, co.Keep, out, want)
 	}
 	plain := fixtureModel(t, 1)
-	out, _, _, err = specializePTX([]byte(ext), plain)
+	out, _, _, err = specializePTX([]byte(ext), plain, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestSpecializePTXRejects(t *testing.T) {
 		"\tfma.rn.f32 %f1, GGS_0, GGW_1, %f1;\n",                  // two markers
 		"\tfma.rn.f32 %f1, %f2, GGW_99999999999999999999, %f1;\n", // not an int
 	} {
-		if _, _, _, err := specializePTX([]byte(bad), co); err == nil {
+		if _, _, _, err := specializePTX([]byte(bad), co, false); err == nil {
 			t.Errorf("specializePTX(%q) succeeded", bad)
 		}
 	}
@@ -121,10 +121,10 @@ func TestSpecializePTXRejects(t *testing.T) {
 
 func TestModelHash(t *testing.T) {
 	a, b := fixtureModel(t, 1), fixtureModel(t, 0.5)
-	if modelHash(a) != modelHash(fixtureModel(t, 1)) {
+	if modelHash(a, false) != modelHash(fixtureModel(t, 1), false) {
 		t.Error("the same model hashes differently")
 	}
-	if modelHash(a) == modelHash(b) {
+	if modelHash(a, false) == modelHash(b, false) {
 		t.Error("different models hash alike")
 	}
 	// -Q10/Q11 with Q10 = 0 is -0; +0 there is another table (and
@@ -134,8 +134,70 @@ func TestModelHash(t *testing.T) {
 	if math.Float32bits(c.Weight[1]) != 0x80000000 {
 		t.Fatalf("weight %v is not -0", c.Weight[1])
 	}
-	if modelHash(c) == modelHash(d) {
+	if modelHash(c, false) == modelHash(d, false) {
 		t.Error("tables that differ in a sign bit hash alike")
+	}
+	// The same tables with the normals drawn elsewhere are another kernel.
+	if modelHash(a, true) == modelHash(a, false) {
+		t.Error("the two places of the normals hash alike")
+	}
+}
+
+// TestSpecializePTXStaged: GGZ becomes 1 or 0, and nothing else changes.
+func TestSpecializePTXStaged(t *testing.T) {
+	const src = "\tmov.u32 %r1, GGZ;\n\tsetp.ne.s32 %p1, %r1, 0;\n"
+	co := fixtureModel(t, 1)
+	for _, staged := range []bool{false, true} {
+		out, _, _, err := specializePTX([]byte(src), co, staged)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flag := "0"
+		if staged {
+			flag = "1"
+		}
+		if want := strings.Replace(src, "GGZ", flag, 1); string(out) != want {
+			t.Errorf("staged=%v: %q, want %q", staged, out, want)
+		}
+	}
+}
+
+// TestStagedNormals: the normals are drawn before each pass for symmetric
+// sweeps from stagedNormalsMin nonzero weights a coordinate on, never for
+// forward or backward ones. A circulant band of half-width h has 2h weights
+// in every row.
+func TestStagedNormals(t *testing.T) {
+	const dim = 40
+	band := func(h int) *Coefficients[float32] {
+		q := make([][]float64, dim)
+		for i := range q {
+			q[i] = make([]float64, dim)
+			q[i][i] = 1
+		}
+		for i := range q {
+			for k := 1; k <= h; k++ {
+				q[i][(i+k)%dim], q[(i+k)%dim][i] = -0.01, -0.01
+			}
+		}
+		co, err := NewCoefficients[float32](dim, q, make([]float64, dim))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return co
+	}
+	for _, c := range []struct {
+		h    int
+		want bool
+	}{{1, false}, {stagedNormalsMin/2 - 1, false}, {stagedNormalsMin / 2, true}, {dim/2 - 1, true}} {
+		co := band(c.h)
+		if got := stagedNormals(co, Symmetric); got != c.want {
+			t.Errorf("band ±%d (%d weights a row), symmetric: stagedNormals = %v, want %v", c.h, 2*c.h, got, c.want)
+		}
+		for _, k := range []SweepKind{Forward, Backward} {
+			if stagedNormals(co, k) {
+				t.Errorf("band ±%d, %v: stagedNormals = true, want false", c.h, k)
+			}
+		}
 	}
 }
 

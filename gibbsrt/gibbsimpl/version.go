@@ -46,13 +46,20 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 // points keep Chebyshev's iterates in dynamic shared memory when the launch
 // gives them some (kernels.ChebyshevShared) and in x and prev otherwise, so
 // a 0.7.0 package runs under this runtime and a 0.8.0 one under 0.7.0's.
+//
+// Version 8 (gibbsgen 0.9.0): the per-model kernel's PTX holds the marker
+// GGZ, which the runtime writes as 1 or 0 to choose where the _ext entry
+// point draws a pass's normals (before the pass or inside it). A runtime
+// of version 7 leaves the marker in place and the driver rejects the PTX,
+// so it refuses version 8 packages; this runtime still runs version 7
+// ones, whose PTX has no marker and draws inside the pass.
 const (
 	// GenVersion is the version gibbsgen writes into new packages.
 	GenVersion = kernels.ABIVersion
 	// MinVersion is the oldest generated-package version this runtime supports.
 	MinVersion = 7
 	// MaxVersion is the newest generated-package version this runtime supports.
-	MaxVersion = 7
+	MaxVersion = 8
 )
 
 // EnforceVersion is used by generated code to assert compatibility; it has

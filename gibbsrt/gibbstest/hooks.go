@@ -37,6 +37,11 @@ func (d device[T]) SetChebyshevInRows(rows bool) { chebyshevInRowsHook[T]()(d.s,
 // Chebyshev launch kept its iterates: 0 for x and prev.
 func (d device[T]) LastChebyshevShared() int { return lastChebyshevSharedHook[T]()(d.s) }
 
+// SetStagedNormals has the per-model kernels of models set after it draw
+// their Ext passes' normals before each pass (*staged) or inside it; nil
+// restores the runtime's choice.
+func (d device[T]) SetStagedNormals(staged *bool) { stagedNormalsHook[T]()(d.s, staged) }
+
 // Module returns the module the sampler was loaded from.
 func (d device[T]) Module() impl.Module { return moduleHook[T]()(d.s) }
 
@@ -62,4 +67,8 @@ func chebyshevInRowsHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], bool) {
 
 func lastChebyshevSharedHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T]) int {
 	return impl.Get[func(*gibbsrt.Sampler[T]) int]()
+}
+
+func stagedNormalsHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], *bool) {
+	return impl.Get[func(*gibbsrt.Sampler[T], *bool)]()
 }

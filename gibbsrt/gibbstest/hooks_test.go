@@ -9,4 +9,5 @@ func TestHooksLinked(t *testing.T) {
 	_, _, _, _ = philoxHook[float64](), normalsHook[float64](), transformHook[float64](), moduleHook[float64]()
 	_, _ = chebyshevInRowsHook[float32](), lastChebyshevSharedHook[float32]()
 	_, _ = chebyshevInRowsHook[float64](), lastChebyshevSharedHook[float64]()
+	_, _ = stagedNormalsHook[float32](), stagedNormalsHook[float64]()
 }

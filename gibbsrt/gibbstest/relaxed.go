@@ -235,76 +235,99 @@ func GPURelaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			t.Fatalf("%v: ω %v on the GPU sampler (%v), %v on the twin (%v)", sc, gm.Omega, err1, cm.Omega, err2)
 		}
 		for _, s := range strategies(g) {
-			name := fmt.Sprintf("%v ω=%.4g/%v", sc.Kind, gm.Omega, s)
-			t.Run(name, func(t *testing.T) {
-				if err := g.SetStrategy(s); err != nil {
-					t.Fatal(err)
+			// The per-model kernel both ways: each pass's normals drawn
+			// inside it and before it (stagedNormals' choice is by model).
+			placements := []*bool{nil}
+			if s == gibbsrt.Specialized {
+				placements = []*bool{new(false), new(true)}
+			}
+			for _, staged := range placements {
+				name := fmt.Sprintf("%v ω=%.4g/%v", sc.Kind, gm.Omega, s)
+				if staged != nil {
+					name += fmt.Sprintf("/staged=%v", *staged)
 				}
-				batches := []int{1, 129, 1000, 4097}
-				if d > largeDim {
-					batches = twinBatches(d)
-				}
-				for _, chains := range batches {
-					for _, sweeps := range []int{1, 3} {
+				t.Run(name, func(t *testing.T) {
+					if staged != nil {
+						hooks(rt).SetStagedNormals(staged)
+						defer hooks(rt).SetStagedNormals(nil)
+						if err := g.SetModel(m.Rows(), m.Mu); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if err := g.SetStrategy(s); err != nil {
+						t.Fatal(err)
+					}
+					if staged != nil {
+						if sp := rt.Specialization(); sp.StagedNormals != *staged {
+							t.Fatalf("the per-model kernel draws its normals staged=%v, want %v", sp.StagedNormals, *staged)
+						}
+					}
+					batches := []int{1, 129, 1000, 4097}
+					if d > largeDim {
+						batches = twinBatches(d)
+					}
+					for _, chains := range batches {
+						for _, sweeps := range []int{1, 3} {
+							x0 := randomState[T](rng, chains, d)
+							want := append([]T(nil), x0...)
+							if err := ref.Sweep(want, sweeps, st); err != nil {
+								t.Fatal(err)
+							}
+							got := append([]T(nil), x0...)
+							if err := g.Sweep(got, sweeps, st); err != nil {
+								t.Fatal(err)
+							}
+							requireEqual(t, fmt.Sprintf("B=%d sweeps=%d, GPU vs CPU", chains, sweeps), got, want, d)
+						}
+					}
+					if sc.Kind == gibbsrt.Symmetric {
+						const chains, sweeps = 300, 7
+						tr := gibbsrt.Trace{Thin: 2, FirstChain: 11, Chains: 250}
+						n := gibbsrt.Records(tr.Thin, st.Sweep, sweeps)
 						x0 := randomState[T](rng, chains, d)
-						want := append([]T(nil), x0...)
-						if err := ref.Sweep(want, sweeps, st); err != nil {
+						want, wantOut := append([]T(nil), x0...), make([]T, n*250*d)
+						if _, err := ref.SweepTrace(want, sweeps, st, tr, wantOut); err != nil {
 							t.Fatal(err)
 						}
-						got := append([]T(nil), x0...)
-						if err := g.Sweep(got, sweeps, st); err != nil {
-							t.Fatal(err)
+						got, gotOut := append([]T(nil), x0...), make([]T, len(wantOut))
+						if k, err := g.SweepTrace(got, sweeps, st, tr, gotOut); err != nil || k != n {
+							t.Fatalf("SweepTrace: %d records, %v; want %d", k, err, n)
 						}
-						requireEqual(t, fmt.Sprintf("B=%d sweeps=%d, GPU vs CPU", chains, sweeps), got, want, d)
-					}
-				}
-				if sc.Kind == gibbsrt.Symmetric {
-					const chains, sweeps = 300, 7
-					tr := gibbsrt.Trace{Thin: 2, FirstChain: 11, Chains: 250}
-					n := gibbsrt.Records(tr.Thin, st.Sweep, sweeps)
-					x0 := randomState[T](rng, chains, d)
-					want, wantOut := append([]T(nil), x0...), make([]T, n*250*d)
-					if _, err := ref.SweepTrace(want, sweeps, st, tr, wantOut); err != nil {
-						t.Fatal(err)
-					}
-					got, gotOut := append([]T(nil), x0...), make([]T, len(wantOut))
-					if k, err := g.SweepTrace(got, sweeps, st, tr, gotOut); err != nil || k != n {
-						t.Fatalf("SweepTrace: %d records, %v; want %d", k, err, n)
-					}
-					requireEqual(t, "traced records, GPU vs CPU", gotOut, wantOut, d)
-					requireEqual(t, "final state of a traced call, GPU vs CPU", got, want, d)
+						requireEqual(t, "traced records, GPU vs CPU", gotOut, wantOut, d)
+						requireEqual(t, "final state of a traced call, GPU vs CPU", got, want, d)
 
-					cr, ok := ref.(chebyshevCPU[T])
-					if !ok {
-						t.Fatal("the package's Reference has no SweepChebyshev")
-					}
-					x0 = randomState[T](rng, 1000, d)
-					p0 := randomState[T](rng, 1000, d)
-					wx, wp := append([]T(nil), x0...), append([]T(nil), p0...)
-					if err := cr.SweepChebyshev(wx, wp, 3, 5, st); err != nil {
-						t.Fatal(err)
-					}
-					// Both places a strategy may keep its iterates in:
-					// shared memory where the device allows it, then x and
-					// prev.
-					dev := hooks(rt)
-					for _, rows := range []bool{false, true} {
-						dev.SetChebyshevInRows(rows)
-						gx, gp := append([]T(nil), x0...), append([]T(nil), p0...)
-						if err := rt.SweepChebyshev(gx, gp, 3, 5, st); err != nil {
+						cr, ok := ref.(chebyshevCPU[T])
+						if !ok {
+							t.Fatal("the package's Reference has no SweepChebyshev")
+						}
+						x0 = randomState[T](rng, 1000, d)
+						p0 := randomState[T](rng, 1000, d)
+						wx, wp := append([]T(nil), x0...), append([]T(nil), p0...)
+						if err := cr.SweepChebyshev(wx, wp, 3, 5, st); err != nil {
 							t.Fatal(err)
 						}
-						where := fmt.Sprintf("iterates in %d bytes of shared memory", dev.LastChebyshevShared())
-						if dev.LastChebyshevShared() == 0 {
-							where = "iterates in x and prev"
+						// Both places a strategy may keep its iterates in:
+						// shared memory where the device allows it, then x and
+						// prev.
+						dev := hooks(rt)
+						for _, rows := range []bool{false, true} {
+							dev.SetChebyshevInRows(rows)
+							gx, gp := append([]T(nil), x0...), append([]T(nil), p0...)
+							if err := rt.SweepChebyshev(gx, gp, 3, 5, st); err != nil {
+								t.Fatal(err)
+							}
+							where := fmt.Sprintf("iterates in %d bytes of shared memory", dev.LastChebyshevShared())
+							if dev.LastChebyshevShared() == 0 {
+								where = "iterates in x and prev"
+							}
+							t.Log("Chebyshev:", where)
+							requireEqual(t, "Chebyshev iterates, GPU vs CPU, "+where, gx, wx, d)
+							requireEqual(t, "Chebyshev previous iterates, GPU vs CPU, "+where, gp, wp, d)
 						}
-						t.Log("Chebyshev:", where)
-						requireEqual(t, "Chebyshev iterates, GPU vs CPU, "+where, gx, wx, d)
-						requireEqual(t, "Chebyshev previous iterates, GPU vs CPU, "+where, gp, wp, d)
+						dev.SetChebyshevInRows(false)
 					}
-					dev.SetChebyshevInRows(false)
-				}
-			})
+				})
+			}
 		}
 	}
 	t.Run("RunBurnin", func(t *testing.T) { gpuRunBurnin(t, h, g) })

@@ -665,4 +665,4 @@ func Choose(s Shape, have []Strategy) Strategy {
 // description that a generated package records (gibbsimpl.GenVersion). Bump
 // it when a change makes packages generated before it unusable with the
 // new runtime, or the reverse.
-const ABIVersion = 7
+const ABIVersion = 8
