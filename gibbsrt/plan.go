@@ -23,6 +23,7 @@ type plan[T Float] struct {
 	mu   sync.Mutex
 	mix  *Mixing
 	cheb *mixing.Chebyshev
+	rec  *mixing.Recurrence // where the last chebyshevTable left cheb's recurrence
 	mat  *MatrixTables[T]
 	rows []T // co.byRow(), the twin's weights; computed on first use
 }
@@ -166,8 +167,20 @@ func (p *plan[T]) chebyshevTable(first, n int) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A run in launches asks for its iterations in increasing chunks; from
+	// where the last call left the recurrence, each is computed once.
+	// Recomputed from iteration 0, a 20-iteration launch at iteration
+	// 40,000 cost 0.4-0.6 ms of host time, with the device idle
+	// (mixing.BenchmarkCoefficients; docs/BENCHMARKS.md, run 25e).
+	p.mu.Lock()
+	if p.rec == nil {
+		r := c.Start()
+		p.rec = &r
+	}
+	rows := p.rec.Coefficients(first, n)
+	p.mu.Unlock()
 	out := make([]T, 0, 5*n)
-	for _, k := range c.Coefficients(first, n) {
+	for _, k := range rows {
 		for _, v := range k {
 			out = append(out, T(v))
 		}

@@ -306,6 +306,8 @@ func (s *Sampler[T]) specialize(p *plan[T]) {
 	if s.stagedForced != nil {
 		staged = *s.stagedForced
 	}
+	// An ABI 7 package's PTX has no GGZ: it draws inside the pass.
+	staged = staged && bytes.Contains(s.m.PTX, []byte("GGZ"))
 	h := modelHash(co, staged)
 	if sp := s.specs[h]; sp != nil {
 		sp.used = s.useClock

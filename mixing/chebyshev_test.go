@@ -204,3 +204,60 @@ func TestSSORSpectrum(t *testing.T) {
 		}
 	}
 }
+
+// TestRecurrenceChunks: coefficients asked for in chunks, forwards, after a
+// jump, and backwards (a restart), are Coefficients' bit for bit.
+func TestRecurrenceChunks(t *testing.T) {
+	c, err := NewChebyshev(1.7, 0.003, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.Start()
+	for _, ch := range [][2]int{{0, 20}, {20, 20}, {40, 7}, {1000, 20}, {1020, 33}, {5, 3}, {8, 1}, {40001, 20}} {
+		got, want := r.Coefficients(ch[0], ch[1]), c.Coefficients(ch[0], ch[1])
+		if len(got) != len(want) {
+			t.Fatalf("%v: %d rows, want %d", ch, len(got), len(want))
+		}
+		for k := range want {
+			for j := range want[k] {
+				if math.Float64bits(got[k][j]) != math.Float64bits(want[k][j]) {
+					t.Fatalf("iterations %v: row %d value %d is %v, want %v", ch, k, j, got[k][j], want[k][j])
+				}
+			}
+		}
+		if r.K() != ch[0]+ch[1] {
+			t.Fatalf("after %v the recurrence is at %d", ch, r.K())
+		}
+	}
+	// Steps and the recurrence agree on where the schedule goes.
+	steps := c.Steps(50)
+	r = c.Start()
+	for k, s := range steps {
+		if got := r.Next(); got != s {
+			t.Fatalf("iteration %d: %+v, want %+v", k, got, s)
+		}
+	}
+}
+
+// BenchmarkCoefficients: a 20-iteration launch's coefficients at iteration
+// 40,000 (the mixing bench's timed launches start there), from iteration 0
+// and from where the previous launch left the recurrence.
+func BenchmarkCoefficients(b *testing.B) {
+	c, err := NewChebyshev(1.7, 0.003, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("from0", func(b *testing.B) {
+		for range b.N {
+			c.Coefficients(40000, 20)
+		}
+	})
+	b.Run("chunked", func(b *testing.B) {
+		r := c.Start()
+		first := 40000
+		for range b.N {
+			r.Coefficients(first, 20)
+			first += 20
+		}
+	})
+}

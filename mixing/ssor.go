@@ -99,19 +99,46 @@ type Step struct {
 // Steps returns the coefficients of iterations 0, ..., n-1.
 func (c Chebyshev) Steps(n int) []Step {
 	out := make([]Step, n)
-	tau := c.Tau
-	alpha, beta, kappa := 1.0, 2*tau, tau
-	b := 2/alpha - 1
-	a := (2/tau - 1) * b
-	for k := 0; k < n; k++ {
-		out[k] = Step{Alpha: alpha, A: a, B: b}
-		beta = 1 / (1/tau - beta*c.Delta)
-		alpha = beta / tau
-		b = 2*kappa*(1-alpha)/beta + 1
-		a = (2/tau - 1) + (b-1)*(1/tau+1/kappa-1)
-		kappa = beta + (1-alpha)*kappa
+	r := c.Start()
+	for k := range out {
+		out[k] = r.Next()
 	}
 	return out
+}
+
+// Recurrence walks the schedule's recurrence an iteration at a time: a
+// caller that asks for iterations in increasing chunks (a run in launches)
+// pays for each once, where Steps(first+n)[first:] pays for the first
+// ones again every time.
+type Recurrence struct {
+	c                        Chebyshev
+	k                        int // the iteration Next returns
+	alpha, beta, kappa, a, b float64
+}
+
+// Start returns the recurrence at iteration 0.
+func (c Chebyshev) Start() Recurrence {
+	tau := c.Tau
+	r := Recurrence{c: c, alpha: 1, beta: 2 * tau, kappa: tau}
+	r.b = 2/r.alpha - 1
+	r.a = (2/tau - 1) * r.b
+	return r
+}
+
+// K is the iteration the next call of Next returns.
+func (r *Recurrence) K() int { return r.k }
+
+// Next returns iteration K's coefficients and moves to the next.
+func (r *Recurrence) Next() Step {
+	tau := r.c.Tau
+	s := Step{Alpha: r.alpha, A: r.a, B: r.b}
+	r.beta = 1 / (1/tau - r.beta*r.c.Delta)
+	r.alpha = r.beta / tau
+	r.b = 2*r.kappa*(1-r.alpha)/r.beta + 1
+	r.a = (2/tau - 1) + (r.b-1)*(1/tau+1/r.kappa-1)
+	r.kappa = r.beta + (1-r.alpha)*r.kappa
+	r.k++
+	return s
 }
 
 // Coefficients returns, per iteration k = first, ..., first+n−1, the
@@ -119,10 +146,23 @@ func (c Chebyshev) Steps(n int) []Step {
 // passes' factors on the normals), then α_k·τ, α_k·(1−τ) and 1 − α_k, the
 // weights of s, y_k and y_{k−1} in y_{k+1}.
 func (c Chebyshev) Coefficients(first, n int) [][5]float64 {
-	st := c.Steps(first + n)[first:]
+	r := c.Start()
+	return r.Coefficients(first, n)
+}
+
+// Coefficients is Chebyshev.Coefficients from r's position: it restarts
+// if first is behind it, and leaves r at first+n.
+func (r *Recurrence) Coefficients(first, n int) [][5]float64 {
+	if first < r.k {
+		*r = r.c.Start()
+	}
+	for r.k < first {
+		r.Next()
+	}
 	out := make([][5]float64, n)
-	for k, s := range st {
-		out[k] = [5]float64{math.Sqrt(s.B), math.Sqrt(s.A), s.Alpha * c.Tau, s.Alpha * (1 - c.Tau), 1 - s.Alpha}
+	for k := range out {
+		s := r.Next()
+		out[k] = [5]float64{math.Sqrt(s.B), math.Sqrt(s.A), s.Alpha * r.c.Tau, s.Alpha * (1 - r.c.Tau), 1 - s.Alpha}
 	}
 	return out
 }

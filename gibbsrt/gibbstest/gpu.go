@@ -168,16 +168,7 @@ func (e gpuEnv[T]) strategySweeps(t *testing.T) {
 					if err := g.SetStrategy(s); err != nil {
 						t.Fatal(err)
 					}
-					x0 := randomState[T](rng, chains, d)
-					want := append([]T(nil), x0...)
-					if err := ref.Sweep(want, sweeps, st); err != nil {
-						t.Fatal(err)
-					}
-					got := append([]T(nil), x0...)
-					if err := g.Sweep(got, sweeps, st); err != nil {
-						t.Fatal(err)
-					}
-					requireEqual(t, fmt.Sprintf("GPU %v vs CPU", s), got, want, d)
+					requireSameSweeps(t, fmt.Sprintf("GPU %v vs CPU", s), g.Sweep, ref, randomState[T](rng, chains, d), sweeps, st, d)
 				})
 			}
 		}

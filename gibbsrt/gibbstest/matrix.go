@@ -89,15 +89,8 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			ref := setUp(t, sc, m)
 			for _, chains := range twinBatches(d) {
 				for _, sweeps := range []int{1, 7} {
-					x0 := randomState[T](rng, chains, d)
-					want, got := append([]T(nil), x0...), append([]T(nil), x0...)
-					if err := ref.Sweep(want, sweeps, st); err != nil {
-						t.Fatal(err)
-					}
-					if err := g.Sweep(got, sweeps, st); err != nil {
-						t.Fatal(err)
-					}
-					requireEqual(t, fmt.Sprintf("B=%d sweeps=%d: GPU vs CPU", chains, sweeps), got, want, d)
+					requireSameSweeps(t, fmt.Sprintf("B=%d sweeps=%d: GPU vs CPU", chains, sweeps), g.Sweep, ref,
+						randomState[T](rng, chains, d), sweeps, st, d)
 				}
 			}
 			// A trace of a range of chains and coordinates, and the state

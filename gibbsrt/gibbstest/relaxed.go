@@ -268,16 +268,8 @@ func GPURelaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 					}
 					for _, chains := range batches {
 						for _, sweeps := range []int{1, 3} {
-							x0 := randomState[T](rng, chains, d)
-							want := append([]T(nil), x0...)
-							if err := ref.Sweep(want, sweeps, st); err != nil {
-								t.Fatal(err)
-							}
-							got := append([]T(nil), x0...)
-							if err := g.Sweep(got, sweeps, st); err != nil {
-								t.Fatal(err)
-							}
-							requireEqual(t, fmt.Sprintf("B=%d sweeps=%d, GPU vs CPU", chains, sweeps), got, want, d)
+							requireSameSweeps(t, fmt.Sprintf("B=%d sweeps=%d, GPU vs CPU", chains, sweeps), g.Sweep, ref,
+								randomState[T](rng, chains, d), sweeps, st, d)
 						}
 					}
 					if sc.Kind == gibbsrt.Symmetric {

@@ -239,19 +239,19 @@ func (k *Kernel) Launch(dim int, dt DType) Geometry {
 
 // ChebyshevShared is the dynamic shared memory a block of a
 // ChebyshevOnChip entry point needs to keep a Chebyshev launch's iterates
-// on chip: the current and the previous iterate of each of its ThreadBlock
-// chains, element i of thread t's at i*ThreadBlock + t (the previous ones
-// after the current ones). Every iteration reads and writes both. Kept in
-// x and prev instead, they are addressed with a runtime stride, so each
-// element's loads wait for the element before's stores: on an H200 at a
-// million chains an iteration cost 484 µs there against 410 µs on chip at
-// dim 64 (AR(1)), and 324 against 308 at dim 32 (docs/BENCHMARKS.md, runs
-// 19 and 24; ncu put DRAM at 2.7% of its peak, so the cost was latency,
-// not traffic). It is 64 KB at the largest thread-per-chain dims (64 in
-// float32, 32 in float64): sm_80 and sm_90 give it beside any of these
-// kernels' static shared memory; where a device cannot, the runtime
-// launches without it.
-func ChebyshevShared(dim int, dt DType) int { return 2 * dim * dt.Size() * ThreadBlock }
+// on chip: two vectors of each of its ThreadBlock chains, element i of
+// thread t's at i*(ThreadBlock+1) + t (the second vector's after the
+// first's; the pad column keeps the block's coalesced copies of its rows
+// in and out free of bank conflicts). Kept in x and prev instead, they are
+// addressed with a runtime stride, so each element's loads wait for the
+// element before's stores: on an H200 at a million chains an iteration
+// cost 484 µs there against 410 µs on chip at dim 64 (AR(1)), and 324
+// against 308 at dim 32 (docs/BENCHMARKS.md, runs 19 and 24; ncu put DRAM
+// at 2.7% of its peak, so the cost was latency, not traffic). It is about
+// 64 KB at the largest thread-per-chain dims (64 in float32, 32 in
+// float64): sm_80 and sm_90 give it beside any of these kernels' static
+// shared memory; where a device cannot, the runtime launches without it.
+func ChebyshevShared(dim int, dt DType) int { return 2 * dim * dt.Size() * (ThreadBlock + 1) }
 
 // Launch geometry compiled into the kernels. The thread-per-chain kernels
 // use 128-thread blocks: small enough that B=4096 still spreads over 32

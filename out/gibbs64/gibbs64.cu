@@ -26,7 +26,7 @@
 #define GG_SYMMETRIC 2
 #define GG_BACKWARD_GROUPS 32768
 #define GG_CHEB 5  // Chebyshev coefficients per iteration
-#define GG_CHEB_SHARED 65536  // bytes that keep a block's Chebyshev iterates on chip
+#define GG_CHEB_SHARED 66048  // bytes that keep a block's Chebyshev iterates on chip
 
 // A strategy's entry points: plain sweeps, plain sweeps recording states,
 // and the Ext ones.
@@ -950,23 +950,18 @@ __device__ __forceinline__ void gg_store_seq(gg_real* p, const gg_real (&x)[GG_D
 }
 __device__ __forceinline__ void gg_store(gg_real* p, const gg_real (&x)[GG_DIM]) { gg_store_seq(p, x, gg_seq{}); }
 
-// Chebyshev's two vectors, the current iterate y and the previous one,
-// which every iteration reads and writes. Where the launch gives the block
-// GG_CHEB_SHARED bytes of dynamic shared memory, they stay there for the
-// launch (GgChip): each thread owns its columns, so no barrier is needed,
-// and prev's row is read and written once a launch (kernels.ChebyshevShared
-// says what the alternative costs).
+// Chebyshev's two vectors, which every iteration reads and writes. Where
+// the launch gives the block GG_CHEB_SHARED bytes of dynamic shared memory
+// they stay there for the launch (GgChip); otherwise in the block's own rows
+// of x and prev (GgRows). Both layouts compute the same values; only where
+// they are kept, and when, differs.
 //
-// Launched with less (a device whose blocks cannot have it beside the
-// kernel's static tables), they live in the block's own rows of x and
-// prev (GgRows): for the launch each block transposes them in place,
-// element I of its t-th chain at I*live + t (live: the block's chains), so
-// that a warp's accesses are contiguous; gg_cheb_end restores the rows.
-// Only the block's own rows move, and only between its barriers. In the
-// rows a warp's access to element I of its 32 chains would touch 32 lines,
-// each store writing 4 bytes of a 32-byte sector: an iteration cost 7 to
-// 15 plain sweeps at B = 1M (run 13). Both layouts compute the same
-// values; only where they are kept differs.
+// In rows, for the launch each block transposes its rows of x and prev in
+// place, element I of its t-th chain at I*live + t (live: the block's
+// chains), so that a warp's accesses are contiguous, and gg_cheb_end
+// restores them; only the block's own rows move, and only between its
+// barriers. They hold the current iterate y and the previous one, and the
+// combination reads both and writes both after each iteration.
 struct GgRows {
   gg_real* ys;    // the thread's column of the current iterates
   gg_real* ps;    // and of the previous ones
@@ -975,7 +970,8 @@ struct GgRows {
   __device__ __forceinline__ gg_real& p(int i) const { return ps[i * live]; }
 };
 
-static_assert(GG_CHEB_SHARED == 2 * GG_DIM * GG_BLOCK * (int)sizeof(gg_real),
+#define GG_CHIP (GG_BLOCK + 1)  // GgChip's row stride: a pad column, so that transposing copies miss no bank
+static_assert(GG_CHEB_SHARED == 2 * GG_DIM * GG_CHIP * (int)sizeof(gg_real),
               "GG_CHEB_SHARED is kernels.ChebyshevShared: GgChip's layout");
 #ifdef GG_HOST_EMU  // the host emulation's dynamic shared memory (cuda_host.h)
 #define gg_cheb_shared (reinterpret_cast<gg_real*>(gg_emu_dynamic_shared.data()))
@@ -989,85 +985,134 @@ __device__ __forceinline__ unsigned gg_dynamic_shared_bytes() {
 }
 #endif
 
-// The iterates in shared memory: element i of thread t's y at i*GG_BLOCK +
-// t, of its prev at (GG_DIM + i)*GG_BLOCK + t. Every offset is a constant
-// from one base, so the compiler sees that no store of an iteration's
-// combination aliases a later load, and overlaps the loads; through
-// GgRows' runtime stride it could not, and each element waited for the
-// one before (docs/BENCHMARKS.md, run 24).
+// On chip, element i of thread t's column is at i*GG_CHIP + t of two
+// arrays: y, the previous iterate at an iteration's start (y_{k-1}; x holds
+// the current one, y_k), then y_k; and w, the part of the new iterate that
+// does not depend on the sweep, fma(b, y_k, e*y_{k-1}), formed at the
+// iteration's start (gg_cheb_open) while the sweep's first pass runs, so
+// that after the sweep each element is one load and one fma
+// (gg_cheb_close). Every offset is a constant from one base, so the
+// compiler sees that no store aliases a later load, and overlaps the loads;
+// through GgRows' runtime stride it could not, and each element waited for
+// the one before (docs/BENCHMARKS.md, run 24). The block's rows of prev are
+// copied in, and its rows of x and prev out, by the whole block with
+// consecutive threads at consecutive elements (gg_cheb_begin, gg_cheb_end).
 struct GgChip {
-  __device__ __forceinline__ gg_real& y(int i) const { return gg_cheb_shared[i * GG_BLOCK + threadIdx.x]; }
-  __device__ __forceinline__ gg_real& p(int i) const {
-    return gg_cheb_shared[(GG_DIM + i) * GG_BLOCK + threadIdx.x];
+  __device__ __forceinline__ gg_real& y(int i) const { return gg_cheb_shared[i * GG_CHIP + threadIdx.x]; }
+  __device__ __forceinline__ gg_real& w(int i) const {
+    return gg_cheb_shared[(GG_DIM + i) * GG_CHIP + threadIdx.x];
   }
 };
 
-// Where a launch keeps its iterates.
+// Where a launch keeps its iterates: the block's first rows of x and
+// prev, its live chains, and whether on chip.
 struct GgCheb {
-  GgRows rows;
-  bool chip;  // in shared memory (GgChip), else in rows
+  gg_real* xs;
+  gg_real* prev;
+  unsigned live;
+  bool chip;
+  __device__ __forceinline__ GgRows rows() const { return GgRows{xs + threadIdx.x, prev + threadIdx.x, live}; }
 };
 
-template <class V>
-__device__ __forceinline__ void gg_cheb_place(const V& v, const gg_real (&x)[GG_DIM], const gg_real (&p)[GG_DIM]) {
-#pragma unroll
-  for (int i = 0; i < GG_DIM; ++i) {
-    v.y(i) = x[i];
-    v.p(i) = p[i];
+// Copies the block's live rows, row-major ([chain][dim]), to or from the
+// on-chip array region (0: y, 1: w). Every thread of the block with a
+// chain takes part (threads 0, ..., live-1), consecutive threads at
+// consecutive elements, so that the global side is coalesced.
+template <bool ToChip>
+__device__ __forceinline__ void gg_cheb_copy(gg_real* rows, int region, unsigned live) {
+  for (unsigned e = threadIdx.x; e < live * GG_DIM; e += live) {
+    gg_real& v = gg_cheb_shared[(region * GG_DIM + e % GG_DIM) * GG_CHIP + e / GG_DIM];
+    if (ToChip) {
+      v = rows[e];
+    } else {
+      rows[e] = v;
+    }
   }
 }
 
-// Places the block's iterates: y's from x (the thread's row, loaded before
-// a barrier that every thread of the block passed), prev's from its rows.
-// Every thread of the block with a chain calls it.
+// Places the block's iterates. On chip: prev's rows into y (the previous
+// iterate, at the first iteration's start). In rows: each thread its x and
+// prev, transposed in place (x is the thread's row, loaded before a barrier
+// that every thread of the block passed). Every thread of the block with a
+// chain calls it.
 __device__ __forceinline__ GgCheb gg_cheb_begin(const gg_real (&x)[GG_DIM], gg_real* xs, gg_real* prev,
                                                unsigned long long c, unsigned long long chains) {
-  gg_real p[GG_DIM];
-  gg_load(p, prev + c * GG_DIM);
-  if (gg_dynamic_shared_bytes() >= GG_CHEB_SHARED) {  // uniform over the launch
-    gg_cheb_place(GgChip{}, x, p);
-    return GgCheb{GgRows{}, true};
-  }
   const unsigned long long first = c - threadIdx.x;
   const unsigned live = (unsigned)(chains - first < blockDim.x ? chains - first : blockDim.x);
-  const GgRows v{xs + first * GG_DIM + threadIdx.x, prev + first * GG_DIM + threadIdx.x, live};
+  const GgCheb v{xs + first * GG_DIM, prev + first * GG_DIM, live,
+                 gg_dynamic_shared_bytes() >= GG_CHEB_SHARED};  // uniform over the launch
+  if (v.chip) {
+    gg_cheb_copy<true>(v.prev, 0, live);
+    __syncthreads();  // every column is placed
+    return v;
+  }
+  gg_real p[GG_DIM];
+  gg_load(p, prev + c * GG_DIM);
   __syncthreads();  // every row is read
-  gg_cheb_place(v, x, p);
-  return GgCheb{v, false};
+  const GgRows r = v.rows();
+#pragma unroll
+  for (int i = 0; i < GG_DIM; ++i) {
+    r.y(i) = x[i];
+    r.p(i) = p[i];
+  }
+  return v;
 }
 
-// Writes the thread's previous iterates back to its row of prev (x's are
-// the caller's to store: in rows, after this barrier).
-__device__ __forceinline__ void gg_cheb_end(const GgCheb& v, gg_real* prev_row) {
-  gg_real p[GG_DIM];
+// Writes the block's rows back, and reports whether it wrote x's too (on
+// chip); in rows, x's are the caller's to store, after this barrier.
+// Every thread of the block with a chain calls it.
+__device__ __forceinline__ bool gg_cheb_end(const GgCheb& v, const gg_real (&x)[GG_DIM], gg_real* prev_row) {
+  if (v.chip) {
 #pragma unroll
-  for (int i = 0; i < GG_DIM; ++i) p[i] = v.chip ? GgChip{}.p(i) : v.rows.p(i);
-  if (!v.chip) __syncthreads();  // every column is read
+    for (int i = 0; i < GG_DIM; ++i) GgChip{}.w(i) = x[i];
+    __syncthreads();  // every column is written
+    gg_cheb_copy<false>(v.xs, 1, v.live);
+    gg_cheb_copy<false>(v.prev, 0, v.live);
+    return true;
+  }
+  gg_real p[GG_DIM];
+  const GgRows r = v.rows();
+#pragma unroll
+  for (int i = 0; i < GG_DIM; ++i) p[i] = r.p(i);
+  __syncthreads();  // every column is read
   gg_store(prev_row, p);
+  return false;
 }
 
 // Chebyshev's new iterate from x (the swept state), y (the current
 // iterate) and the previous one, with c the iteration's coefficients:
-// y' = fma(c[2], x, fma(c[3], y, c[4]*y_prev)); then prev = y and y = y'.
-template <int I, class V>
-__device__ __forceinline__ void gg_chebyshev1(gg_real (&x)[GG_DIM], const V& v, gg_real a, gg_real b, gg_real e) {
+// y' = fma(c[2], x, fma(c[3], y, c[4]*y_prev)). In rows, after the sweep:
+// then prev = y and y = y'.
+template <int I>
+__device__ __forceinline__ void gg_chebyshev1(gg_real (&x)[GG_DIM], const GgRows& v, gg_real a, gg_real b, gg_real e) {
   const gg_real y = v.y(I);
   x[I] = gg_fma(a, x[I], gg_fma(b, y, gg_mul(e, v.p(I))));
   v.p(I) = y;
   v.y(I) = x[I];
 }
-template <class V, int... Is>
-__device__ __forceinline__ void gg_chebyshev_seq(gg_real (&x)[GG_DIM], const V& v, const gg_real* c,
+template <int... Is>
+__device__ __forceinline__ void gg_chebyshev_seq(gg_real (&x)[GG_DIM], const GgRows& v, const gg_real* c,
                                                  std::integer_sequence<int, Is...>) {
   const gg_real a = c[2], b = c[3], e = c[4];
   (gg_chebyshev1<Is>(x, v, a, b, e), ...);
 }
-__device__ __forceinline__ void gg_chebyshev(gg_real (&x)[GG_DIM], const GgCheb& v, const gg_real* c) {
-  if (v.chip) {
-    gg_chebyshev_seq(x, GgChip{}, c, gg_seq{});
-  } else {
-    gg_chebyshev_seq(x, v.rows, c, gg_seq{});
-  }
+// On chip, before the sweep (x is y_k): w = fma(b, y_k, e*y_{k-1}), y = y_k.
+template <int I>
+__device__ __forceinline__ void gg_cheb_open1(const gg_real (&x)[GG_DIM], gg_real b, gg_real e) {
+  const GgChip v{};
+  v.w(I) = gg_fma(b, x[I], gg_mul(e, v.y(I)));
+  v.y(I) = x[I];
+}
+template <int... Is>
+__device__ __forceinline__ void gg_cheb_open(const gg_real (&x)[GG_DIM], const gg_real* c, std::integer_sequence<int, Is...>) {
+  const gg_real b = c[3], e = c[4];
+  (gg_cheb_open1<Is>(x, b, e), ...);
+}
+// On chip, after the sweep: y' = fma(a, x, w).
+template <int... Is>
+__device__ __forceinline__ void gg_cheb_close(gg_real (&x)[GG_DIM], const gg_real* c, std::integer_sequence<int, Is...>) {
+  const gg_real a = c[2];
+  ((x[Is] = gg_fma(a, x[Is], GgChip{}.w(Is))), ...);
 }
 
 // Runs `sweeps` plain sweeps of one chain, sweep(s) updating x in place. A
@@ -1171,14 +1216,27 @@ struct GgPullOps {
   }
 };
 
+// Returns x, held in frame cur, to frame 0, where Chebyshev's combination
+// reads it.
+template <class Ops>
+__device__ __forceinline__ void gg_natural(gg_real (&x)[GG_DIM], int& cur, Ops& ops) {
+  if (cur) {
+    gg_reverse(x);
+    cur = 0;
+    ops.frame(0);
+  }
+}
+
 // Runs `sweeps` sweeps of one chain held in registers (x; ops holds it too),
 // as an Ext entry point says: the kind's passes, each in its frame (a change
-// of frame reverses x), Chebyshev's combination after each iteration, and
+// of frame reverses x), Chebyshev's combination around each iteration, and
 // the trace. xc is the chain's row of the state, chains the launch's
 // chains; with Chebyshev every thread of the block with a chain must call
-// it (gg_cheb_begin's barriers).
+// it (gg_cheb_begin's and gg_cheb_end's barriers). It reports whether it
+// wrote x's row (a Chebyshev launch on chip); if not, x is the caller's to
+// store.
 template <class Ops>
-__device__ __forceinline__ void gg_run_chain_ext(gg_real (&x)[GG_DIM], unsigned sweeps, Ops& ops, gg_real keep,
+__device__ __forceinline__ bool gg_run_chain_ext(gg_real (&x)[GG_DIM], unsigned sweeps, Ops& ops, gg_real keep,
                                                  const GgExtArgs& ea, const GgTraceArgs& ta, unsigned long long c,
                                                  unsigned long long sweep0, gg_real* xc, unsigned long long chains) {
   GgCheb cv{};
@@ -1189,6 +1247,10 @@ __device__ __forceinline__ void gg_run_chain_ext(gg_real (&x)[GG_DIM], unsigned 
   const unsigned passes = ea.kind == GG_SYMMETRIC ? 2u : 1u;
   unsigned record_at = gg_first_record(ta, c, sweep0), r = 0;
   for (unsigned s = 0; s < sweeps; ++s) {
+    if (ea.cheb != nullptr && cv.chip) {
+      gg_natural(x, cur, ops);
+      gg_cheb_open(x, ea.cheb + GG_CHEB * s, gg_seq{});
+    }
     for (unsigned h = 0; h < passes; ++h) {
       const int f = ea.kind == GG_SYMMETRIC ? (int)h : cur;
       if (f != cur) {
@@ -1200,12 +1262,12 @@ __device__ __forceinline__ void gg_run_chain_ext(gg_real (&x)[GG_DIM], unsigned 
       ops.pass(s, GgPass{f, g, keep});
     }
     if (ea.cheb != nullptr) {
-      if (cur) {
-        gg_reverse(x);
-        cur = 0;
-        ops.frame(0);
+      gg_natural(x, cur, ops);
+      if (cv.chip) {
+        gg_cheb_close(x, ea.cheb + GG_CHEB * s, gg_seq{});
+      } else {
+        gg_chebyshev_seq(x, cv.rows(), ea.cheb + GG_CHEB * s, gg_seq{});
       }
-      gg_chebyshev(x, cv, ea.cheb + GG_CHEB * s);
     }
     if (s + 1 == record_at) {  // a traced chain, after a recorded sweep
       gg_record(gg_row(ta, r++, c), ta, x, cur);
@@ -1213,9 +1275,8 @@ __device__ __forceinline__ void gg_run_chain_ext(gg_real (&x)[GG_DIM], unsigned 
     }
   }
   if (cur) gg_reverse(x);
-  if (ea.cheb != nullptr) gg_cheb_end(cv, ea.prev + c * GG_DIM);
+  return ea.cheb != nullptr && gg_cheb_end(cv, x, ea.prev + c * GG_DIM);
 }
-
 
 __device__ __forceinline__ unsigned long long gg_thread_chain() {
   return (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -1252,7 +1313,7 @@ __device__ __forceinline__ void gg_sweep_shared(gg_real* x, unsigned long long c
   SharedWeights sw{w, 0};
   if constexpr (Mode == GG_EXT) {
     GgPullOps<SharedWeights, PhiloxNoise> ops{r, sw, noise};
-    gg_run_chain_ext(r, sweeps, ops, gibbs_keep[0], ea, ta, c, sweep0, xc, chains);
+    if (gg_run_chain_ext(r, sweeps, ops, gibbs_keep[0], ea, ta, c, sweep0, xc, chains)) return;  // x is written
   } else {
     gg_run_chain<Mode == GG_TRACED>(r, sweeps, sw, noise, ta, c, sweep0);
   }
