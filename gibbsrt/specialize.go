@@ -204,6 +204,19 @@ func stagedNormals[T Float](co *Coefficients[T], kind SweepKind) bool {
 	return n >= stagedNormalsMin*co.Dim
 }
 
+// placeNormals reports whether the kernel specialized from ptx for co
+// under sweeps of kind draws each pass's normals before the pass:
+// stagedNormals' choice, or forced's where it is set (a test hook), and
+// never where the PTX has no GGZ (an ABI 7 package's, which draws inside
+// the pass).
+func placeNormals[T Float](ptx []byte, co *Coefficients[T], kind SweepKind, forced *bool) bool {
+	staged := stagedNormals(co, kind)
+	if forced != nil {
+		staged = *forced
+	}
+	return staged && bytes.Contains(ptx, []byte("GGZ"))
+}
+
 // specializePTX writes co into the per-model kernel's PTX: each marker
 // becomes its coefficient's bits (0fXXXXXXXX for float32, 0dX…X, 16 hex
 // digits, for float64), GGZ becomes 1 if staged (the Ext entry point draws
@@ -302,12 +315,7 @@ func (s *Sampler[T]) specialize(p *plan[T]) {
 	co := p.co
 	s.generation++
 	s.useClock++
-	staged := stagedNormals(co, p.scheme.Kind)
-	if s.stagedForced != nil {
-		staged = *s.stagedForced
-	}
-	// An ABI 7 package's PTX has no GGZ: it draws inside the pass.
-	staged = staged && bytes.Contains(s.m.PTX, []byte("GGZ"))
+	staged := placeNormals(s.m.PTX, co, p.scheme.Kind, s.stagedForced)
 	h := modelHash(co, staged)
 	if sp := s.specs[h]; sp != nil {
 		sp.used = s.useClock

@@ -201,6 +201,42 @@ func TestStagedNormals(t *testing.T) {
 	}
 }
 
+// TestPlaceNormals: the rule, a forced choice either way, and an ABI 7
+// PTX (no GGZ), which draws inside the pass whatever is asked.
+func TestPlaceNormals(t *testing.T) {
+	dense := make([][]float64, 20)
+	for i := range dense {
+		dense[i] = make([]float64, 20)
+		for j := range dense[i] {
+			dense[i][j] = 0.01
+		}
+		dense[i][i] = 1
+	}
+	co, err := NewCoefficients[float32](20, dense, make([]float64, 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	abi8, abi7 := []byte("\tmov.u32 %r1, GGZ;\n"), []byte("\tmov.f32 %f1, GGO_0;\n")
+	for _, c := range []struct {
+		ptx    []byte
+		kind   SweepKind
+		forced *bool
+		want   bool
+	}{
+		{abi8, Symmetric, nil, true}, {abi8, Forward, nil, false},
+		{abi8, Symmetric, new(false), false}, {abi8, Forward, new(true), true},
+		{abi7, Symmetric, nil, false}, {abi7, Forward, new(true), false},
+	} {
+		if got := placeNormals(c.ptx, co, c.kind, c.forced); got != c.want {
+			forced := "nothing"
+			if c.forced != nil {
+				forced = fmt.Sprint(*c.forced)
+			}
+			t.Errorf("%q, %v, forced %s: placeNormals = %v, want %v", c.ptx, c.kind, forced, got, c.want)
+		}
+	}
+}
+
 // TestPTXEntry: one entry point's module keeps the declarations and drops
 // the other entry points' blocks.
 func TestPTXEntry(t *testing.T) {
