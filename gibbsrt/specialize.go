@@ -244,23 +244,19 @@ func specializePTX[T Float](ptx []byte, co *Coefficients[T], staged bool) (out [
 			return nil, 0, 0, fmt.Errorf("gibbsrt: PTX line %q holds %d coefficient markers, want 1", bytes.TrimSpace(line), len(ms))
 		}
 		m := ms[0]
-		if string(line[m[0]:m[1]]) == "GGZ" {
-			flag := byte('0')
+		var val string // what the marker becomes
+		switch {
+		case string(line[m[0]:m[1]]) == "GGZ":
+			val = "0"
 			if staged {
-				flag = '1'
+				val = "1"
 			}
-			out = append(out, line[:m[0]]...)
-			out = append(out, flag)
-			out = append(out, line[m[1]:]...)
-			continue
-		}
-		var v T
-		if m[2] < 0 { // GGK
+		case m[2] < 0: // GGK
 			if co.Keep == 0 {
 				continue
 			}
-			v = co.Keep
-		} else {
+			val = ptxImmediate(co.Keep)
+		default:
 			kind := line[m[2]]
 			idx, err := strconv.Atoi(string(line[m[6]:m[7]]))
 			if err != nil {
@@ -274,7 +270,7 @@ func specializePTX[T Float](ptx []byte, co *Coefficients[T], staged bool) (out [
 			if m[5] > m[4] { // frame 1
 				idx += per
 			}
-			v = tab[idx]
+			v := tab[idx]
 			if kind == 'W' {
 				if v == 0 {
 					dropped++
@@ -282,9 +278,10 @@ func specializePTX[T Float](ptx []byte, co *Coefficients[T], staged bool) (out [
 				}
 				kept++
 			}
+			val = ptxImmediate(v)
 		}
 		out = append(out, line[:m[0]]...)
-		out = append(out, ptxImmediate(v)...)
+		out = append(out, val...)
 		out = append(out, line[m[1]:]...)
 	}
 	return out, dropped, kept, nil
