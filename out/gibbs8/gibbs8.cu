@@ -995,24 +995,21 @@ __device__ __forceinline__ unsigned gg_dynamic_shared_bytes() {
 }
 #endif
 
-// On chip, element i of thread t's column is at i*GG_CHIP + t of two
-// arrays: y, the previous iterate at an iteration's start (y_{k-1}; x holds
-// the current one, y_k), then y_k; and w, the part of the new iterate that
-// does not depend on the sweep, fma(b, y_k, e*y_{k-1}), formed at the
-// iteration's start (gg_cheb_open) while the sweep's first pass runs, so
-// that after the sweep each element is one load and one fma
-// (gg_cheb_close). Every offset is a constant from one base, so the
-// compiler sees that no store aliases a later load, and overlaps the loads;
-// through GgRows' runtime stride it could not, and each element waited for
-// the one before (docs/BENCHMARKS.md, run 24). The block's rows of prev are
-// copied in, and its rows of x and prev out, by the whole block with
-// consecutive threads at consecutive elements (gg_cheb_begin, gg_cheb_end).
-struct GgChip {
-  __device__ __forceinline__ gg_real& y(int i) const { return gg_cheb_shared[i * GG_CHIP + threadIdx.x]; }
-  __device__ __forceinline__ gg_real& w(int i) const {
-    return gg_cheb_shared[(GG_DIM + i) * GG_CHIP + threadIdx.x];
-  }
-};
+// On chip, the iterates alternate between two slots, element i of thread
+// t's column at i*GG_CHIP + t of each: the launch's iteration s stores its
+// start y_s (x, in frame 0) into slot s&1, over y_{s-2} (gg_cheb_open),
+// and after the sweep reads y_s back and y_{s-1} from the other slot
+// (gg_cheb_close): three accesses an element and iteration, no store among
+// the loads. (Forming fma(b, y_s, e*y_{s-1}) at the start instead took
+// four: docs/BENCHMARKS.md, run 26.) Every offset is a constant from one
+// base, so the compiler overlaps the loads; through GgRows' runtime stride
+// it could not, and each element waited for the one before (run 24). The
+// block's rows of prev are copied in, and its rows of x and prev out, by
+// the whole block with consecutive threads at consecutive elements
+// (gg_cheb_begin, gg_cheb_end).
+__device__ __forceinline__ gg_real* gg_chip_slot(unsigned j) {
+  return gg_cheb_shared + (j & 1u) * (GG_DIM * GG_CHIP) + threadIdx.x;
+}
 
 // Where a launch keeps its iterates: the block's first rows of x and
 // prev, its live chains, and whether on chip.
@@ -1025,13 +1022,13 @@ struct GgCheb {
 };
 
 // Copies the block's live rows, row-major ([chain][dim]), to or from the
-// on-chip array region (0: y, 1: w). Every thread of the block with a
+// on-chip slot region (0 or 1). Every thread of the block with a
 // chain takes part (threads 0, ..., live-1), consecutive threads at
 // consecutive elements, so that the global side is coalesced.
 template <bool ToChip>
-__device__ __forceinline__ void gg_cheb_copy(gg_real* rows, int region, unsigned live) {
+__device__ __forceinline__ void gg_cheb_copy(gg_real* rows, unsigned region, unsigned live) {
   for (unsigned e = threadIdx.x; e < live * GG_DIM; e += live) {
-    gg_real& v = gg_cheb_shared[(region * GG_DIM + e % GG_DIM) * GG_CHIP + e / GG_DIM];
+    gg_real& v = gg_cheb_shared[((region & 1u) * GG_DIM + e % GG_DIM) * GG_CHIP + e / GG_DIM];
     if (ToChip) {
       v = rows[e];
     } else {
@@ -1040,8 +1037,20 @@ __device__ __forceinline__ void gg_cheb_copy(gg_real* rows, int region, unsigned
   }
 }
 
-// Places the block's iterates. On chip: prev's rows into y (the previous
-// iterate, at the first iteration's start). In rows: each thread its x and
+// Asks for the block's live rows of prev ahead of the copy, a line of
+// 128 bytes a request, so that the copy's loads, each waiting for the one
+// before, find them in cache (docs/BENCHMARKS.md, run 26).
+__device__ __forceinline__ void gg_prefetch(const gg_real* rows, unsigned live) {
+#ifndef GG_HOST_EMU
+  const unsigned long long a = reinterpret_cast<unsigned long long>(rows);
+  const unsigned long long first = a & ~127ull, end = a + live * GG_DIM * sizeof(gg_real);
+  const unsigned lines = (unsigned)((end - first + 127u) / 128u);
+  for (unsigned l = threadIdx.x; l < lines; l += live) asm volatile("prefetch.global.L2 [%0];" ::"l"(first + 128ull * l));
+#endif
+}
+
+// Places the block's iterates. On chip: prev's rows into slot 1 (y_{-1}
+// for the launch's first iteration, s = 0). In rows: each thread its x and
 // prev, transposed in place (x is the thread's row, loaded before a barrier
 // that every thread of the block passed). Every thread of the block with a
 // chain calls it.
@@ -1052,7 +1061,8 @@ __device__ __forceinline__ GgCheb gg_cheb_begin(const gg_real (&x)[GG_DIM], gg_r
   const GgCheb v{xs + first * GG_DIM, prev + first * GG_DIM, live,
                  gg_dynamic_shared_bytes() >= GG_CHEB_SHARED};  // uniform over the launch
   if (v.chip) {
-    gg_cheb_copy<true>(v.prev, 0, live);
+    gg_prefetch(v.prev, live);
+    gg_cheb_copy<true>(v.prev, 1, live);
     __syncthreads();  // every column is placed
     return v;
   }
@@ -1068,16 +1078,20 @@ __device__ __forceinline__ GgCheb gg_cheb_begin(const gg_real (&x)[GG_DIM], gg_r
   return v;
 }
 
-// Writes the block's rows back, and reports whether it wrote x's too (on
-// chip); in rows, x's are the caller's to store, after this barrier.
-// Every thread of the block with a chain calls it.
-__device__ __forceinline__ bool gg_cheb_end(const GgCheb& v, const gg_real (&x)[GG_DIM], gg_real* prev_row) {
+// Writes the block's rows back after `sweeps` iterations, and reports
+// whether it wrote x's too (on chip: x goes into slot sweeps&1, whose
+// y_{sweeps-2} is spent, and prev, y_{sweeps-1}, is in the other); in
+// rows, x's are the caller's to store, after this barrier. Every thread of
+// the block with a chain calls it.
+__device__ __forceinline__ bool gg_cheb_end(const GgCheb& v, const gg_real (&x)[GG_DIM], gg_real* prev_row,
+                                            unsigned sweeps) {
   if (v.chip) {
+    gg_real* const xs = gg_chip_slot(sweeps);
 #pragma unroll
-    for (int i = 0; i < GG_DIM; ++i) GgChip{}.w(i) = x[i];
+    for (int i = 0; i < GG_DIM; ++i) xs[i * GG_CHIP] = x[i];
     __syncthreads();  // every column is written
-    gg_cheb_copy<false>(v.xs, 1, v.live);
-    gg_cheb_copy<false>(v.prev, 0, v.live);
+    gg_cheb_copy<false>(v.xs, sweeps, v.live);
+    gg_cheb_copy<false>(v.prev, sweeps + 1, v.live);
     return true;
   }
   gg_real p[GG_DIM];
@@ -1106,23 +1120,20 @@ __device__ __forceinline__ void gg_chebyshev_seq(gg_real (&x)[GG_DIM], const GgR
   const gg_real a = c[2], b = c[3], e = c[4];
   (gg_chebyshev1<Is>(x, v, a, b, e), ...);
 }
-// On chip, before the sweep (x is y_k): w = fma(b, y_k, e*y_{k-1}), y = y_k.
-template <int I>
-__device__ __forceinline__ void gg_cheb_open1(const gg_real (&x)[GG_DIM], gg_real b, gg_real e) {
-  const GgChip v{};
-  v.w(I) = gg_fma(b, x[I], gg_mul(e, v.y(I)));
-  v.y(I) = x[I];
-}
+// On chip, before iteration s's sweep (x is y_s): slot s&1 = y_s.
 template <int... Is>
-__device__ __forceinline__ void gg_cheb_open(const gg_real (&x)[GG_DIM], const gg_real* c, std::integer_sequence<int, Is...>) {
-  const gg_real b = c[3], e = c[4];
-  (gg_cheb_open1<Is>(x, b, e), ...);
+__device__ __forceinline__ void gg_cheb_open(const gg_real (&x)[GG_DIM], unsigned s, std::integer_sequence<int, Is...>) {
+  gg_real* const y = gg_chip_slot(s);
+  ((y[Is * GG_CHIP] = x[Is]), ...);
 }
-// On chip, after the sweep: y' = fma(a, x, w).
+// On chip, after the sweep: y' = fma(a, x, fma(b, y_s, e*y_{s-1})).
 template <int... Is>
-__device__ __forceinline__ void gg_cheb_close(gg_real (&x)[GG_DIM], const gg_real* c, std::integer_sequence<int, Is...>) {
-  const gg_real a = c[2];
-  ((x[Is] = gg_fma(a, x[Is], GgChip{}.w(Is))), ...);
+__device__ __forceinline__ void gg_cheb_close(gg_real (&x)[GG_DIM], const gg_real* c, unsigned s,
+                                              std::integer_sequence<int, Is...>) {
+  const gg_real a = c[2], b = c[3], e = c[4];
+  const gg_real* const y = gg_chip_slot(s);
+  const gg_real* const q = gg_chip_slot(s + 1);
+  ((x[Is] = gg_fma(a, x[Is], gg_fma(b, y[Is * GG_CHIP], gg_mul(e, q[Is * GG_CHIP])))), ...);
 }
 
 // Runs `sweeps` plain sweeps of one chain, sweep(s) updating x in place. A
@@ -1259,7 +1270,7 @@ __device__ __forceinline__ bool gg_run_chain_ext(gg_real (&x)[GG_DIM], unsigned 
   for (unsigned s = 0; s < sweeps; ++s) {
     if (ea.cheb != nullptr && cv.chip) {
       gg_natural(x, cur, ops);
-      gg_cheb_open(x, ea.cheb + GG_CHEB * s, gg_seq{});
+      gg_cheb_open(x, s, gg_seq{});
     }
     for (unsigned h = 0; h < passes; ++h) {
       const int f = ea.kind == GG_SYMMETRIC ? (int)h : cur;
@@ -1274,7 +1285,7 @@ __device__ __forceinline__ bool gg_run_chain_ext(gg_real (&x)[GG_DIM], unsigned 
     if (ea.cheb != nullptr) {
       gg_natural(x, cur, ops);
       if (cv.chip) {
-        gg_cheb_close(x, ea.cheb + GG_CHEB * s, gg_seq{});
+        gg_cheb_close(x, ea.cheb + GG_CHEB * s, s, gg_seq{});
       } else {
         gg_chebyshev_seq(x, cv.rows(), ea.cheb + GG_CHEB * s, gg_seq{});
       }
@@ -1285,7 +1296,7 @@ __device__ __forceinline__ bool gg_run_chain_ext(gg_real (&x)[GG_DIM], unsigned 
     }
   }
   if (cur) gg_reverse(x);
-  return ea.cheb != nullptr && gg_cheb_end(cv, x, ea.prev + c * GG_DIM);
+  return ea.cheb != nullptr && gg_cheb_end(cv, x, ea.prev + c * GG_DIM, sweeps);
 }
 
 __device__ __forceinline__ unsigned long long gg_thread_chain() {
