@@ -140,7 +140,12 @@ func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsimpl.Module, 
 	b.printf("\nPackage %s (dim %d, %s), model %s; time per sweep = median launch time / sweeps per launch\n", dir, dim, spec.DType, model.Name)
 	b.printf("%5s %8s %6s  %-13s %12s %14s %12s %7s  %s\n",
 		"dim", "B", "sweeps", "kernel", "us/sweep", "chain-sweeps/s", "floor us/sw", "%floor", "bound")
-	kernels := append([]gibbsrt.Strategy{gibbsrt.Auto}, s.Strategies()...)
+	kernels := s.Strategies()
+	if slices.ContainsFunc(kernels, func(st gibbsrt.Strategy) bool { return formOf(st) == gibbsrt.FormSequential }) {
+		// Auto chooses among the sequential strategies: a package
+		// generated with --strategy matrix has none.
+		kernels = append([]gibbsrt.Strategy{gibbsrt.Auto}, kernels...)
+	}
 	for _, batch := range b.opt.batches {
 		x0 := randomStart[T](model, batch, rand.New(rand.NewPCG(uint64(dim)<<32|uint64(batch), 11)))
 		ds, err := s.NewDeviceState(batch)

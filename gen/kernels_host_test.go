@@ -122,25 +122,48 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 				d.Read(xt)
 				d.Read(out)
 			}
-			// Exact draws: the Matrix strategy's Ext entry point, kind 3.
+			// Exact draws: the Matrix strategy's Ext entry point, kind 3,
+			// and the tiled exact kernel, on three groups of chains (the
+			// last one partial) over emuGrid's two blocks, from a start
+			// that they must overwrite whole.
 			exact := kernels.ForStrategy(kernels.Matrix)
+			tiled := kernels.Named("gibbs_exact")
 			var exactStart []T
+			var exactReads []string
 			if slices.Contains(s.kernels(), exact) {
 				g := exact.Launch(dim, s.dtype())
-				chains := 2*g.PerBlock + 5 // three groups on emuGrid's two blocks
+				chains := 2*g.PerBlock + 5
 				exactStart = make([]T, chains*dim)
 				x := d.Upload(exactStart)
 				d.Launch(exact.Ext, emuGrid(g, chains), g.Threads, x, uint64(chains), uint32(1), st.Seed, st.Sweep, st.Chain,
 					uint32(kernels.MatrixExactKind), nil, nil, nil, uint32(0), uint64(0), uint64(0), nil, uint32(0))
 				d.Read(x)
+				exactReads = append(exactReads, exact.Ext+" kind 3")
+			}
+			var tiledStart []T
+			if slices.Contains(s.kernels(), tiled) {
+				g := tiled.Launch(dim, s.dtype())
+				chains := 2*g.PerBlock + 5
+				tiledStart = make([]T, chains*dim)
+				for i := range tiledStart {
+					tiledStart[i] = T(math.NaN())
+				}
+				x := d.Upload(tiledStart)
+				d.Launch(tiled.Name, emuGrid(g, chains), g.Threads, x, uint64(chains), st.Seed, st.Sweep, st.Chain)
+				d.Read(x)
+				exactReads = append(exactReads, tiled.Name)
 			}
 			got := d.Run(t)
-			if exactStart != nil {
-				want := append([]T(nil), exactStart...)
+			for j, what := range exactReads {
+				start := exactStart
+				if what == tiled.Name {
+					start = tiledStart
+				}
+				want := append([]T(nil), start...)
 				if err := mref.DrawExact(want, st); err != nil {
 					t.Fatal(err)
 				}
-				requireSameBits(t, "exact draws", decode[T](got[len(got)-1]), want, dim)
+				requireSameBits(t, "exact draws by "+what, decode[T](got[len(got)-len(exactReads)+j]), want, dim)
 			}
 			for i, r := range runs {
 				ref := ref

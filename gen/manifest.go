@@ -20,14 +20,18 @@ type Param struct {
 }
 
 // Grid is a kernel's launch shape: ceil(units/per_block) blocks of threads
-// threads, in one dimension. With per_sm, the _ext entry point loops over
-// its groups of per_block units, so any grid is correct for it; the runtime
-// caps its grid at per_sm blocks per multiprocessor.
+// threads, in one dimension, times tiles where it has them (a block per
+// group of units and tile of outputs). With per_sm, the _ext entry point
+// (every entry point, with loops) loops over its groups (and tiles), so any
+// grid is correct for it; the runtime caps its grid at per_sm blocks per
+// multiprocessor.
 type Grid struct {
 	Units       string `json:"units"`
 	PerBlock    int    `json:"per_block"`
 	Threads     int    `json:"threads"`
 	SharedBytes int    `json:"shared_bytes,omitempty"` // dynamic shared memory per block
+	Tiles       int    `json:"tiles,omitempty"`
+	Loops       bool   `json:"loops,omitempty"`
 	PerSM       int    `json:"per_sm,omitempty"`
 	// A Chebyshev launch of the _ext entry point may ask for this much
 	// dynamic shared memory, to keep its iterates there; launched with
@@ -105,7 +109,7 @@ func (s *module) manifestKernels() []Kernel {
 			Name:   k.Name,
 			Role:   k.Role.String(),
 			Launch: g.String(),
-			Grid:   Grid{g.Unit, g.PerBlock, g.Threads, g.Shared, g.PerSM, g.ChebyshevShared},
+			Grid:   Grid{g.Unit, g.PerBlock, g.Threads, g.Shared, g.Tiles, g.Loops, g.PerSM, g.ChebyshevShared},
 			Doc:    k.Doc,
 			Params: params(k.Params, dt),
 			Reads:  append([]string{}, k.Symbols...),

@@ -11,7 +11,7 @@ import (
 )
 
 // Version is the gibbsgen version recorded in every generated file.
-const Version = "0.9.0"
+const Version = "0.10.0"
 
 // MaxDim is the largest supported dimension: the largest any sweep strategy
 // of the kernel table supports, in float32 and float64 alike (the tiled
@@ -44,6 +44,9 @@ func (s Spec) kernels() []*kernels.Kernel {
 	var out []*kernels.Kernel
 	for _, k := range kernels.Supported(s.Dim, s.dtype()) {
 		if k.Role == kernels.Sweep && len(s.Strategies) > 0 && !slices.Contains(s.Strategies, k.Strategy) {
+			continue
+		}
+		if k.With != kernels.Auto && len(s.Strategies) > 0 && !slices.Contains(s.Strategies, k.With) {
 			continue
 		}
 		out = append(out, k)

@@ -531,12 +531,12 @@ func (s *Sampler[T]) stagingBuffer(l cuda.Locked, bytes uint64) (cuda.HostMemory
 func (s *Sampler[T]) DrawExact(x []T, st Stream) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k, chains, err := s.exactCall(len(x), st)
+	k, e, chains, err := s.exactCall(len(x), st)
 	if err != nil || chains == 0 {
 		return err
 	}
 	return s.onHost(x, func(l cuda.Locked, p cuda.DevicePtr) error {
-		return s.launch(l, k, kernels.EntryExt, chains, exactArgs(p, chains, st))
+		return s.launch(l, k, e, chains, exactArgs(p, chains, st))
 	})
 }
 
@@ -550,30 +550,36 @@ func (s *Sampler[T]) DrawExactDevice(x *DeviceState[T], st Stream) error {
 	if err := s.own(x); err != nil {
 		return err
 	}
-	k, chains, err := s.exactCall(x.chains*s.m.Dim, st)
+	k, e, chains, err := s.exactCall(x.chains*s.m.Dim, st)
 	if err != nil || chains == 0 {
 		return err
 	}
 	return s.ctx.Do(func(l cuda.Locked) error {
-		return s.launch(l, k, kernels.EntryExt, chains, exactArgs(x.ptr, chains, st))
+		return s.launch(l, k, e, chains, exactArgs(x.ptr, chains, st))
 	})
 }
 
 // exactCall checks an exact draw of n state elements and returns the
-// kernel and the chains. The caller holds s.mu.
-func (s *Sampler[T]) exactCall(n int, st Stream) (*kernels.Kernel, int, error) {
+// kernel, its entry point and the chains: the tiled exact kernel where the
+// module has it (gibbsgen 0.10.0 on), else the Matrix strategy's Ext entry
+// point, kind 3, which computes the same bits. The caller holds s.mu.
+func (s *Sampler[T]) exactCall(n int, st Stream) (*kernels.Kernel, kernels.Entry, int, error) {
 	if s.closed {
-		return nil, 0, ErrClosed
+		return nil, 0, 0, ErrClosed
 	}
 	if s.p == nil {
-		return nil, 0, errors.New("gibbsrt: DrawExact called before SetModel")
+		return nil, 0, 0, errors.New("gibbsrt: DrawExact called before SetModel")
 	}
 	k, err := s.entry(kernels.Sweep, Matrix)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
+	}
+	e := kernels.EntryExt
+	if x, err := s.entry(kernels.Exact, Auto); err == nil {
+		k, e = x, kernels.EntryPlain
 	}
 	chains, err := CheckSweepArgs(s.m.Dim, n, 1, st)
-	return k, chains, err
+	return k, e, chains, err
 }
 
 // SweepDevice runs sweeps sweeps on the device-resident state x. It returns

@@ -83,6 +83,7 @@ func TestLaunchArgsMatchTable(t *testing.T) {
 		kernels.Philox:     {philoxArgs(1, 2, 10), []any{p(1), p(2), uint32(10)}},
 		kernels.Moments:    {momentsArgs(1, 1000, 8, 128, 2), []any{p(1), uint64(1000), uint32(8), uint64(128), p(2)}},
 		kernels.Transform:  {transformArgs(1, 7, 100), []any{p(1), uint32(7), uint32(100)}},
+		kernels.Exact:      {exactArgs(1, 10, st), []any{p(1), uint64(10), uint64(1), uint64(2), uint64(3)}},
 	}
 	all := extArgs(1, 10, 5, st, Symmetric, ch, tr)
 	traced := append(append([]any(nil), sweep...), p(3), uint32(2), uint64(1), uint64(5), p(4), uint32(3))

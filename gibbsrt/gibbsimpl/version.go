@@ -53,13 +53,20 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 // of version 7 leaves the marker in place and the driver rejects the PTX,
 // so it refuses version 8 packages; this runtime still runs version 7
 // ones, whose PTX has no marker and draws inside the pass.
+//
+// Version 9 (gibbsgen 0.10.0): a module with the matrix strategy holds the
+// tiled exact-draw kernel (role "exact", gibbs_exact), whose grid counts
+// tiles and loops (Geometry.Tiles, Geometry.Loops); DrawExact launches it.
+// This runtime draws a version 7 or 8 package's exact samples with its
+// matrix kernel's _ext entry point, kind 3, as before (the same bits); a
+// version 8 runtime does not know the new kernel's role.
 const (
 	// GenVersion is the version gibbsgen writes into new packages.
 	GenVersion = kernels.ABIVersion
 	// MinVersion is the oldest generated-package version this runtime supports.
 	MinVersion = 7
 	// MaxVersion is the newest generated-package version this runtime supports.
-	MaxVersion = 8
+	MaxVersion = 9
 )
 
 // EnforceVersion is used by generated code to assert compatibility; it has

@@ -135,7 +135,13 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	})
 	t.Run("Exact", func(t *testing.T) {
 		ref := setUp(t, matrixSchemes[0], m)
-		for _, chains := range twinBatches(d) {
+		batches := twinBatches(d)
+		if d <= largeDim {
+			// Enough chains that the exact kernel's blocks each run
+			// several work items (exactLoopChains).
+			batches = append(batches, exactLoopChains)
+		}
+		for _, chains := range batches {
 			want, got := make([]T, chains*d), make([]T, chains*d)
 			if err := ref.DrawExact(want, st); err != nil {
 				t.Fatal(err)
@@ -189,3 +195,10 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 		t.Fatal(err)
 	}
 }
+
+// exactLoopChains is a batch at which the exact kernel's blocks each run
+// several groups of chains on any device of up to 132 multiprocessors: its
+// grid is kernels.ExactShape.MinBlocks blocks a multiprocessor of
+// kernels.ExactShape.BM chains, fewer chains than this in all at every dim
+// (kernels.TestExactShape checks it); not a multiple of a group.
+const exactLoopChains = 600_003

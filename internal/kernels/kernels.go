@@ -63,6 +63,9 @@ const (
 	// Transform evaluates the normal transform on a range of words (a
 	// test entry point).
 	Transform
+	// Exact draws every chain exactly, x = mu + N·z, as a tiled product
+	// (the matrix strategy's tables; README, "Exact draws").
+	Exact
 )
 
 // String is the role's name in the manifest.
@@ -80,6 +83,8 @@ func (r Role) String() string {
 		return "moments"
 	case Transform:
 		return "transform"
+	case Exact:
+		return "exact"
 	}
 	return fmt.Sprintf("Role(%d)", int(r))
 }
@@ -104,6 +109,13 @@ type Geometry struct {
 	// blocks per multiprocessor, and what a block stages once serves all
 	// its groups. The other entry points run one group a block.
 	PerSM int
+	// Loops says that every entry point's blocks loop over their groups,
+	// as the Ext entry point does with PerSM, so that PerSM caps the grid
+	// of each.
+	Loops bool
+	// Tiles, if > 1, splits each group's outputs into tiles, a block (or a
+	// work item of a looping block) each: the grid counts groups × Tiles.
+	Tiles int
 	// ChebyshevShared, if > 0, is the dynamic shared memory per block in
 	// which a Chebyshev launch of the Ext entry point may keep its two
 	// iterates for the whole launch (ChebyshevOnChip). Launched with less,
@@ -112,15 +124,18 @@ type Geometry struct {
 	Note            string // for the manifest, e.g. "one warp per chain"
 }
 
-// Blocks returns the grid size for units units.
-func (g Geometry) Blocks(units int) int { return (units + g.PerBlock - 1) / g.PerBlock }
+// Blocks returns the grid size for units units: a block per group of
+// PerBlock units and output tile.
+func (g Geometry) Blocks(units int) int {
+	return (units + g.PerBlock - 1) / g.PerBlock * max(1, g.Tiles)
+}
 
 // Grid returns the grid size of entry point e over units units on a device
 // of sms multiprocessors: Blocks, capped at PerSM per multiprocessor where
 // the entry point loops over its groups.
 func (g Geometry) Grid(e Entry, units, sms int) int {
 	b := g.Blocks(units)
-	if e == EntryExt && g.PerSM > 0 && sms > 0 {
+	if (e == EntryExt || g.Loops) && g.PerSM > 0 && sms > 0 {
 		b = min(b, g.PerSM*sms)
 	}
 	return b
@@ -132,7 +147,13 @@ func (g Geometry) String() string {
 	if g.Shared > 0 {
 		s += fmt.Sprintf(", %d bytes of dynamic shared memory", g.Shared)
 	}
-	if g.PerSM > 0 {
+	if g.Tiles > 1 {
+		s += fmt.Sprintf(", times %d output tiles", g.Tiles)
+	}
+	switch {
+	case g.PerSM > 0 && g.Loops:
+		s += fmt.Sprintf(", at most %d blocks per multiprocessor, each looping over its work items (a group of %d and a tile)", g.PerSM, g.PerBlock)
+	case g.PerSM > 0:
 		s += fmt.Sprintf(", the _ext entry point's at most %d blocks per multiprocessor, each looping over its groups of %d", g.PerSM, g.PerBlock)
 	}
 	if g.ChebyshevShared > 0 {
@@ -192,6 +213,10 @@ type Kernel struct {
 	// Dims is the largest dim it supports in each dtype it supports; why
 	// is in the comment of its row.
 	Dims map[DType]int
+
+	// With, if set, is the sweep strategy whose tables the kernel reads:
+	// a module holds the kernel only with that strategy.
+	With Strategy
 
 	// MatrixForm marks the strategy of the matrix form (README, "The
 	// matrix form"): its results differ from the others' in rounding, so
@@ -523,6 +548,15 @@ var table = []Kernel{
 		AutoDoc:  "never among the sequential strategies: it runs the matrix form (Scheme.Form), and only it does",
 	},
 	{
+		Name: "gibbs_exact", Role: Exact, Block: "kernel_exact", With: Matrix,
+		Doc:        "exact draws: x[c][i] = c_2[i] + sum_{p<=i} N_2[i][p] z_p (fma in increasing p, as the matrix strategy's _ext kind 3, bit for bit) with the normals z of a forward sweep at sweep0 for chain chain0+c, every chain of x overwritten; kernels.ExactShape: a block owns BM chains by BN coordinates, a thread RM chains by RN coordinates in registers, the normals drawn by Philox into shared memory a slab of BK positions at a time and never stored, the slabs of N past a tile's last coordinate skipped",
+		Params:     exactParams,
+		GeometryOf: exactGeometry,
+		Symbols:    []string{SymbolMatN, SymbolMatC},
+		Shape:      func(dim int, dt DType) any { return ExactShapeOf(dim, dt) },
+		Dims:       anyDims,
+	},
+	{
 		Name: "gibbs_philox", Role: Philox, Block: "kernel_philox",
 		Doc: "test entry point: Philox4x32-10 of in[6t..6t+5] = (ctr0..3, key0..1) into out[4t..4t+3]",
 		Params: []Param{
@@ -665,4 +699,4 @@ func Choose(s Shape, have []Strategy) Strategy {
 // description that a generated package records (gibbsimpl.GenVersion). Bump
 // it when a change makes packages generated before it unusable with the
 // new runtime, or the reverse.
-const ABIVersion = 8
+const ABIVersion = 9

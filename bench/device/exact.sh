@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# One device call for the tiled exact-draw kernel (issue 28): the bench's
+# exact draws of package variants (VARIANTS: directories bin/_<v><dim>,
+# each timed by the bench built with its own tree: "x" and "o" by default),
+# the PyTorch peers, ncu of the kernel at three shapes, then the GPU suites
+# (SUITES) of every test binary under bin/. Everything is built on the
+# development machine and carried as one archive (docs/BENCHMARKS.md, run
+# 27, gives the commands); this script only runs it. Its logs and JSON come
+# back as $OUT/logs.tgz.
+set -uo pipefail
+out=/tmp/devlogs
+rm -rf "$out"
+mkdir -p "$out"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
+status=0
+run() {  # run NAME CMD...: the command's log in $out/NAME.log, its exit in the summary
+  local name=$1
+  shift
+  local t0=$SECONDS
+  "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  [ $rc -eq 0 ] || status=1
+  echo "$name: exit $rc, $((SECONDS - t0)) s, $(grep -c -- '^--- PASS\|^    --- PASS' "$out/$name.log") passes, $(grep -c -- '--- FAIL' "$out/$name.log") failures" | tee -a "$out/summary.txt"
+}
+bench() {  # bench NAME PACKAGE BATCH
+  run "bench-$1" bin/gibbsbench -dims none -packages "$2" -batches "$3" -sweeps 1 -calls 0 -model-batches none \
+    -check-chains 64 -repeats 20 -json "$out/bench-$1.json"
+}
+# VARIANTS: the prefixes of the package directories to time, bin/_<prefix><dim>.
+for shape in 32:1048576 64:1048576 128:1048576 256:65536 1024:4096; do
+  d=${shape%%:*} b=${shape##*:}
+  for v in ${VARIANTS:-x o}; do bench "$v$d" "bin/_$v$d" "$b"; done
+done
+PYTHONUNBUFFERED=1 run torch python3 bench/peers/torch_peers.py -json "$out/torch.json"
+if [ "${NCU:-1}" = 1 ]; then
+  for shape in 32:1048576 128:1048576 1024:4096; do
+    d=${shape%%:*} b=${shape##*:} v=${NCU_VARIANT:-x}
+    run "ncu-$v$d" ncu --clock-control none -k regex:gibbs_exact --launch-skip 1 --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats --section WarpStateStats \
+      bin/gibbsbench -dims none -packages "bin/_$v$d" -batches "$b" -sweeps 1 -calls 0 -model-batches none -check-chains 64 -repeats 2 -warmup 1
+  done
+fi
+suites=${SUITES:-'TestGPUMatrix$|TestGPUAPI$|TestGPUChains$'}
+if [ "${SKIP_SUITES:-0}" != 1 ]; then
+  for p in bin/*.test; do
+    case $p in bin/gibbsrt.test) ;; *) run "suite-$(basename "$p" .test)" "$p" -test.v -test.run "$suites" ;; esac
+  done
+  [ "${GIBBSRT:-1}" = 1 ] && run suite-gibbsrt bin/gibbsrt.test -test.v
+fi
+echo "== exact draws (µs a draw of every chain)"
+grep -H "exact-draw" "$out"/bench-*.log | sed "s|$out/||"
+echo "== torch"
+tail -n 20 "$out/torch.log"
+echo "== summary"
+cat "$out/summary.txt"
+tar czf "${OUT:-/tmp}/logs.tgz" -C "$out" .
+exit $status

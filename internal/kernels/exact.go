@@ -1,0 +1,153 @@
+package kernels
+
+import "fmt"
+
+// The exact-draw kernel computes x = c_2 + N_2·z for a batch of chains as
+// one GEMM-shaped product (README, "Exact draws"): the output is a matrix
+// of chains × coordinates, the left operand the normals Z (chains ×
+// positions), drawn by Philox into shared memory a slab of positions at a
+// time and never written to device memory, and the right operand Nᵀ, the
+// transposed lower-triangular factor, staged a slab of rows at a time. A
+// block owns a tile of BM chains × BN outputs; each thread a register tile
+// of RM chains × RN outputs, so every normal it loads from shared memory
+// feeds RN FMAs and every table element RM. Each output keeps the one
+// summation order of the twin (c[i], then p = 0, 1, ..., i): slabs run in
+// increasing p, a thread's accumulators never leave its registers, and
+// nothing splits the sum. Slabs past a tile's last output are skipped (N is
+// lower triangular), and within the diagonal slab each FMA is predicated on
+// p ≤ i, as the twin stops at i.
+
+// exactMaxShared is the most static shared memory the exact kernel's
+// slabs and output staging may take: with the normal table's 8 KB the
+// block stays within the 48 KB of static shared memory every target
+// allows.
+const exactMaxShared = 40 << 10
+
+// ExactShape is the exact-draw kernel's shape for one dim and dtype.
+type ExactShape struct {
+	RM, RN  int // chains and outputs of a thread's register tile
+	TX, TY  int // threads along outputs and along chains
+	Threads int // TX·TY
+	BM, BN  int // chains and outputs of a block's tile: TY·RM, TX·RN
+	BK      int // positions per slab (a multiple of 4, the Philox group)
+	Tiles   int // output tiles of a chain group: ceil(dim/BN)
+	// Pad pads the rows of BN outputs through which the block stores its
+	// tile, 4·TY chains at a time, so that each chain's stores are
+	// coalesced: 16 bytes, which makes a row an odd number of 16-byte
+	// vectors and the threads' vector stores into it free of bank
+	// conflicts.
+	Pad    int
+	Shared int // static shared memory for the slabs or the staged outputs, bytes
+	// Prefetch: a thread loads its share of the next slab of N into
+	// registers before it sums the current one, so that the loads' latency
+	// hides behind the sums (dims 65 to 512; elsewhere it made ptxas spill
+	// or gained nothing).
+	Prefetch bool
+	// Unroll is the unrolling of a slab's loop over positions: where it
+	// was 8 at large tiles, ptxas issued the loads of 8 positions ahead and
+	// spilled.
+	Unroll int
+	// MinBlocks is the blocks per multiprocessor the kernel asks ptxas to
+	// fit (__launch_bounds__), from a register budget: 96 registers a
+	// thread up to dim 64 in float32 (five blocks of 128 threads), 128
+	// otherwise. With the bound of its threads alone it took 143 to 187
+	// registers at dims 64 to 1024, one block of 8 warps a multiprocessor.
+	// The runtime caps the grid at MinBlocks blocks a multiprocessor.
+	MinBlocks int
+}
+
+// exactPlan is what ExactShapeOf chooses for a range of dims: chains a
+// thread (RM), the most threads along chains (a power of two), threads a
+// block, the registers a thread may have (MinBlocks follows), positions a
+// slab, and whether the next slab of N waits in registers.
+type exactPlan struct {
+	rm, tyMax, threads, regs, bk, unroll int
+	prefetch                             bool
+}
+
+// exactPlans are the plans by dim, each up to its dim. Run 27
+// (docs/BENCHMARKS.md) measured three sets on an H200: 8 chains a thread
+// beyond dim 64 (168 registers, three blocks of 4 warps an SM) ran 1.3 to
+// 1.8 times slower than these 4-chain shapes at dims 128 to 1024, and up
+// to dim 64 these ran as fast as 128 registers and 8-position unrolling.
+var exactPlans = []struct {
+	upTo int
+	plan exactPlan
+}{
+	{16, exactPlan{rm: 4, tyMax: 128, threads: 128, regs: 102, bk: 0, unroll: 4, prefetch: false}},
+	{64, exactPlan{rm: 4, tyMax: 32, threads: 128, regs: 102, bk: 0, unroll: 4, prefetch: false}},
+	{512, exactPlan{rm: 4, tyMax: 16, threads: 256, regs: 128, bk: 16, unroll: 8, prefetch: true}},
+	{TileMaxDim, exactPlan{rm: 4, tyMax: 8, threads: 256, regs: 128, bk: 8, unroll: 4, prefetch: false}},
+}
+
+// ExactShapeOf returns the exact-draw kernel's shape for dim and dt from
+// its plan (exactPlans): a thread's register tile is RM chains by 8
+// coordinates (4 in float64; the normals stay float32 in shared memory in
+// either dtype); a tile has at most 128 coordinates, 256 in float32 beyond
+// dim 512, where each tile draws again the normals of all the positions
+// before its last coordinate (a wider tile draws them fewer times); up to
+// dim 64 a slab holds every position (at most 32). The threads along
+// chains, TY, are a power of two and fastest in the block, so that a warp
+// spans one or a few threads along coordinates and skips the upper
+// triangle's slabs as a whole (ncu of a shape whose warps spanned 32 of
+// them: 22.7 of 32 lanes active, docs/BENCHMARKS.md, run 27a); TY is
+// halved until the slabs and the staged outputs fit.
+func ExactShapeOf(dim int, dt DType) ExactShape {
+	var pl exactPlan
+	for _, e := range exactPlans {
+		if pl = e.plan; dim <= e.upTo {
+			break
+		}
+	}
+	rn := 8
+	if dt == Float64 {
+		rn = 4
+		pl.regs = max(pl.regs, 128) // at 102 (96), dims 5 to 32 spilled
+	}
+	bnMax := 128
+	if dim > 512 && dt == Float32 {
+		bnMax = 256
+	}
+	tx := min((dim+rn-1)/rn, bnMax/rn)
+	ty := 1
+	for ty*2 <= pl.tyMax && tx*ty*2 <= pl.threads {
+		ty *= 2
+	}
+	if pl.bk == 0 {
+		pl.bk = min(32, (dim+3)&^3)
+	}
+	s := exactShape(dim, dt, pl, rn, tx, ty)
+	for s.Shared > exactMaxShared && s.TY > 1 {
+		s = exactShape(dim, dt, pl, rn, tx, s.TY/2)
+	}
+	return s
+}
+
+func exactShape(dim int, dt DType, pl exactPlan, rn, tx, ty int) ExactShape {
+	s := ExactShape{RM: pl.rm, RN: rn, TX: tx, TY: ty, Threads: tx * ty, BM: ty * pl.rm, BN: tx * rn, BK: pl.bk}
+	s.Tiles = (dim + s.BN - 1) / s.BN
+	s.Pad = 16 / dt.Size()
+	s.Shared = max(s.BK*s.BM*4+s.BK*s.BN*dt.Size(), 4*s.TY*(s.BN+s.Pad)*dt.Size())
+	s.MinBlocks = max(1, 65536/(s.Threads*pl.regs))
+	s.Unroll = pl.unroll
+	s.Prefetch = pl.prefetch
+	return s
+}
+
+// exactGeometry is the exact kernel's launch: a group of BM chains a
+// block, Tiles blocks a group, the grid capped at the MinBlocks blocks a
+// multiprocessor that its launch bounds keep resident. A block loops over
+// its work items (a group and a tile), so that a batch of a million chains
+// stages the normal table once a resident block, not once per group.
+func exactGeometry(dim int, dt DType) Geometry {
+	s := ExactShapeOf(dim, dt)
+	return Geometry{Unit: "chains", PerBlock: s.BM, Threads: s.Threads, Tiles: s.Tiles, PerSM: s.MinBlocks, Loops: true,
+		Note: fmt.Sprintf("a thread per %d chains × %d coordinates, %d coordinates a tile", s.RM, s.RN, s.BN)}
+}
+
+// exactParams is the exact kernel's argument list: the state it
+// overwrites and the stream (the normals of a forward sweep at sweep0).
+var exactParams = []Param{
+	{Name: "x", Kind: RealP}, {Name: "chains", Kind: U64},
+	{Name: "seed", Kind: U64}, {Name: "sweep0", Kind: U64, Break: true}, {Name: "chain0", Kind: U64},
+}

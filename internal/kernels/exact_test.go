@@ -1,0 +1,34 @@
+package kernels
+
+import "testing"
+
+// TestExactShape: every dim's exact-draw shape is one the template can
+// run: whole Philox groups per slab, vector loads of a thread's normals
+// and table elements, tiles that cover the dim, and static shared memory
+// within the limit beside the normal table.
+func TestExactShape(t *testing.T) {
+	for _, dt := range []DType{Float32, Float64} {
+		for dim := 1; dim <= TileMaxDim; dim++ {
+			s := ExactShapeOf(dim, dt)
+			vw := 16 / dt.Size()
+			switch {
+			case s.BK%4 != 0 || s.RM%4 != 0 || s.RN%vw != 0:
+				t.Fatalf("%s dim %d: %+v: a slab or a register tile is not whole vectors", dt, dim, s)
+			case s.BN*s.Tiles < dim || s.BN*(s.Tiles-1) >= dim:
+				t.Fatalf("%s dim %d: %+v: %d tiles of %d do not cover the dim once", dt, dim, s, s.Tiles, s.BN)
+			case s.Shared > exactMaxShared || s.Shared+NormalCells*16 > 48<<10:
+				t.Fatalf("%s dim %d: %+v: %d bytes of shared memory", dt, dim, s, s.Shared)
+			case s.Threads != s.TX*s.TY || s.Threads > 256 || s.BM != s.TY*s.RM || s.BN != s.TX*s.RN:
+				t.Fatalf("%s dim %d: %+v: inconsistent", dt, dim, s)
+			case 4*s.TY*(s.BN+s.Pad)*dt.Size() > s.Shared || (s.BN+s.Pad)*dt.Size()/16%2 != 1:
+				t.Fatalf("%s dim %d: %+v: staged outputs that do not fit, or rows of an even number of vectors", dt, dim, s)
+			case s.TY&(s.TY-1) != 0:
+				t.Fatalf("%s dim %d: %+v: threads along chains not a power of two", dt, dim, s)
+			case 132*s.MinBlocks*s.BM >= 600_003:
+				// gibbstest.exactLoopChains, 600,003 chains, must be more
+				// than a full grid's groups on 132 multiprocessors.
+				t.Fatalf("%s dim %d: %+v: %d chains a group", dt, dim, s, s.BM)
+			}
+		}
+	}
+}
