@@ -190,3 +190,26 @@ func TestDeclare(t *testing.T) {
 		t.Errorf("Declare of an unknown table: %v", err)
 	}
 }
+
+// TestKernelsWithTheirStrategy: a kernel that reads a strategy's tables
+// (kernels.Kernel.With: the exact-draw kernel, the matrix strategy's) is in
+// a package exactly when that strategy is.
+func TestKernelsWithTheirStrategy(t *testing.T) {
+	has := func(s Spec, name string) bool {
+		return slices.ContainsFunc(s.kernels(), func(k *kernels.Kernel) bool { return k.Name == name })
+	}
+	for _, c := range []struct {
+		strategies []kernels.Strategy
+		want       bool
+	}{
+		{nil, true},
+		{[]kernels.Strategy{kernels.Matrix}, true},
+		{[]kernels.Strategy{kernels.SharedMemory, kernels.Matrix}, true},
+		{[]kernels.Strategy{kernels.SharedMemory}, false},
+	} {
+		s := Spec{Dim: 8, Strategies: c.strategies}
+		if got := has(s, "gibbs_exact"); got != c.want {
+			t.Errorf("strategies %v: gibbs_exact in the package is %v, want %v", c.strategies, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package gibbsrt
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -149,5 +150,37 @@ func TestModuleResolve(t *testing.T) {
 		if _, err := c.m.Resolve(kernels.Float32); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want one containing %q", c.m, err, c.want)
 		}
+	}
+}
+
+// TestExactKernelChoice: DrawExact launches the tiled exact kernel where
+// the module has it, and the matrix kernel's Ext entry point (kind 3,
+// the same bits) for a module of gibbsgen 0.9.0 or before, which lacks it.
+func TestExactKernelChoice(t *testing.T) {
+	resolve := func(names ...string) []*kernels.Kernel {
+		ks, err := impl.Module{Dim: 8, DType: "float32", Fatbin: []byte{1}, Kernels: names}.Resolve(kernels.Float32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ks
+	}
+	for _, c := range []struct {
+		names []string
+		want  string
+		entry kernels.Entry
+	}{
+		{[]string{"gibbs_sweep_shared", "gibbs_sweep_matrix", "gibbs_exact"}, "gibbs_exact", kernels.EntryPlain},
+		{[]string{"gibbs_sweep_shared", "gibbs_sweep_matrix"}, "gibbs_sweep_matrix", kernels.EntryExt},
+	} {
+		s := &Sampler[float32]{m: impl.Module{Dim: 8}, kernels: resolve(c.names...), p: &plan[float32]{}}
+		k, e, chains, err := s.exactCall(3*8, Stream{})
+		if err != nil || k.Name != c.want || e != c.entry || chains != 3 {
+			t.Errorf("module %v: %v entry %v, %d chains, %v; want %s entry %v, 3 chains", c.names, k, e, chains, err, c.want, c.entry)
+		}
+	}
+	s := &Sampler[float32]{m: impl.Module{Dim: 8}, kernels: resolve("gibbs_sweep_shared"), p: &plan[float32]{}}
+	var mk *MissingKernelError
+	if _, _, _, err := s.exactCall(8, Stream{}); !errors.As(err, &mk) || mk.Kernel != "gibbs_sweep_matrix" {
+		t.Errorf("module without the matrix strategy: %v, want MissingKernelError for gibbs_sweep_matrix", err)
 	}
 }

@@ -49,8 +49,8 @@ type ExactShape struct {
 	Unroll int
 	// MinBlocks is the blocks per multiprocessor the kernel asks ptxas to
 	// fit (__launch_bounds__), from a register budget: 96 registers a
-	// thread up to dim 64 in float32 (five blocks of 128 threads), 128
-	// otherwise. With the bound of its threads alone it took 143 to 187
+	// thread up to dim 64 in float32 where the threads along coordinates
+	// are a power of two (five blocks of 128 threads), 128 otherwise. With the bound of its threads alone it took 143 to 187
 	// registers at dims 64 to 1024, one block of 8 warps a multiprocessor.
 	// The runtime caps the grid at MinBlocks blocks a multiprocessor.
 	MinBlocks int
@@ -116,6 +116,12 @@ func ExactShapeOf(dim int, dt DType) ExactShape {
 	if pl.bk == 0 {
 		pl.bk = min(32, (dim+3)&^3)
 	}
+	if tx&(tx-1) != 0 {
+		// Threads along coordinates that are not a power of two: at 96
+		// registers float32 dims 33 to 40 and 49 to 56 spilled (nvcc
+		// 11.8, sm_75 to sm_90; docs/BENCHMARKS.md, after run 27d).
+		pl.regs = max(pl.regs, 128)
+	}
 	s := exactShape(dim, dt, pl, rn, tx, ty)
 	for s.Shared > exactMaxShared && s.TY > 1 {
 		s = exactShape(dim, dt, pl, rn, tx, s.TY/2)
@@ -128,7 +134,8 @@ func exactShape(dim int, dt DType, pl exactPlan, rn, tx, ty int) ExactShape {
 	s.Tiles = (dim + s.BN - 1) / s.BN
 	s.Pad = 16 / dt.Size()
 	s.Shared = max(s.BK*s.BM*4+s.BK*s.BN*dt.Size(), 4*s.TY*(s.BN+s.Pad)*dt.Size())
-	s.MinBlocks = max(1, 65536/(s.Threads*pl.regs))
+	// Registers are allocated to whole warps: count a block's threads so.
+	s.MinBlocks = max(1, 65536/((s.Threads+31)/32*32*pl.regs))
 	s.Unroll = pl.unroll
 	s.Prefetch = pl.prefetch
 	return s

@@ -2235,10 +2235,10 @@ gibbs_sweep_matrix_ext(float* x, unsigned long long chains, unsigned int sweeps,
 // block's work item is a tile of GG_XBM chains by GG_XBN coordinates, a
 // thread's a register tile of GG_XRM chains by GG_XRN coordinates. The
 // positions run in slabs of GG_XBK, in increasing order: the block draws
-// the slab's normals into zs and copies its rows of N_2 into ns (loaded
-// into registers while the slab before is being summed), then each thread
-// adds the slab to its sums, so every output is c[i] then the fma of
-// N[i][p] z_p for p = 0, 1, ..., i, the twin's order. The upper triangle is
+// the slab's normals into zs and copies its rows of N_2 into ns (with
+// GG_XPREFETCH, loaded into registers while the slab before is summed),
+// then each thread adds the slab to its sums, so every output is c[i] then
+// the fma of N[i][p] z_p for p = 0, 1, ..., i, the twin's order. The upper triangle is
 // never added: a warp skips the slabs past its last coordinate, and in its
 // diagonal slabs each fma is predicated on p <= i. Threads run along
 // chains first (ty = t % GG_XTY, a power of two), so that a warp's
@@ -2333,9 +2333,11 @@ gibbs_exact(float* x, unsigned long long chains, unsigned long long seed,
       for (int m = 0; m < GG_XRM; ++m) acc[m][n] = c;
     }
     const int end = min(GG_DIM, i0 + GG_XBN);  // positions past the tile's last coordinate weigh nothing
-    gg_real nl[GG_XNL];  // the next slab of N, where it is prefetched
+#if GG_XPREFETCH
+    gg_real nl[GG_XNL];  // the next slab of N
 #pragma unroll
     for (int k = 0; k < GG_XNL; ++k) nl[k] = gg_xload(t + k * GG_XTHREADS, 0, i0);
+#endif
     for (int p0 = 0; p0 < end; p0 += GG_XBK) {
       __syncthreads();  // the last slab (the normal table, the first time) is read
       for (int e = t; e < GG_XBM * (GG_XBK / 4); e += GG_XTHREADS) {
@@ -2375,7 +2377,7 @@ gibbs_exact(float* x, unsigned long long chains, unsigned long long seed,
     // threads along chains write consecutive rows, an odd number of
     // 16-byte vectors apart: no bank conflicts.
     gg_real* os = reinterpret_cast<gg_real*>(sh);  // [4 * GG_XTY][GG_XROW]
-    const int cols = GG_DIM - i0;  // the tile's coordinates, if fewer than GG_XBN
+    const int cols = GG_DIM - i0;  // coordinates from i0 on: fewer than GG_XBN in a last, partial tile
 #pragma unroll
     for (int g = 0; g < GG_XRM / 4; ++g) {
       __syncthreads();  // every read of the slabs (or of the last group) is done
