@@ -43,10 +43,12 @@ func (s Spec) dtype() kernels.DType {
 func (s Spec) kernels() []*kernels.Kernel {
 	var out []*kernels.Kernel
 	for _, k := range kernels.Supported(s.Dim, s.dtype()) {
-		if k.Role == kernels.Sweep && len(s.Strategies) > 0 && !slices.Contains(s.Strategies, k.Strategy) {
-			continue
+		// A sweep kernel is its strategy's; a kernel With one comes with it.
+		need := k.With
+		if k.Role == kernels.Sweep {
+			need = k.Strategy
 		}
-		if k.With != kernels.Auto && len(s.Strategies) > 0 && !slices.Contains(s.Strategies, k.With) {
+		if need != kernels.Auto && len(s.Strategies) > 0 && !slices.Contains(s.Strategies, need) {
 			continue
 		}
 		out = append(out, k)
