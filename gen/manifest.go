@@ -74,11 +74,11 @@ type Manifest struct {
 	State    string `json:"state"`
 	Stream   string `json:"stream"`
 	StreamV  int    `json:"stream_version"`
-	// Update is the sweep's arithmetic, exactly (README "The sampler,
-	// exactly").
+	// Update is the sweep's arithmetic, exactly (docs/ARITHMETIC.md,
+	// "The sampler, exactly").
 	Update string `json:"update"`
-	// NormalTable is the normal transform's table (README "The random
-	// stream"): for each cell, 16·octave + segment, the float32 bit
+	// NormalTable is the normal transform's table (docs/ARITHMETIC.md,
+	// "The random stream"): for each cell, 16·octave + segment, the float32 bit
 	// patterns of c0, c1, c2, c3 in hex.
 	NormalTable []string          `json:"normal_table"`
 	Targets     []string          `json:"targets"`

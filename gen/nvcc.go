@@ -120,7 +120,7 @@ const minDefaultArch = 75
 // sm_XZ with Z ≥ Y, so sm_80's serves sm_86, sm_87 and sm_89: targets of
 // their own would buy only their own instruction scheduling, for a ptxas
 // pass each (together 12 s of dim 64's 57 s of nvcc) and 74% more fatbin
-// (docs/BENCHMARKS.md, issue 18). PTX for a newer virtual architecture
+// (docs/log/BENCHMARKS-runs.md, issue 18). PTX for a newer virtual architecture
 // would be the same code (see nvccArgs) at the cost of another front-end
 // pass.
 func (tc *Toolchain) defaultTargets() []string {

@@ -9,7 +9,7 @@ import (
 	"github.com/gibbsgen/gibbsgen/mixing"
 )
 
-// Burnin says whether Run burns the chains in before it samples (README,
+// Burnin says whether Run burns the chains in before it samples (docs/GUIDE.md,
 // "Getting results out").
 type Burnin int
 

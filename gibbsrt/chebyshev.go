@@ -9,8 +9,8 @@ import (
 	"github.com/gibbsgen/gibbsgen/mixing"
 )
 
-// Chebyshev acceleration (Fox & Parker, Bernoulli 2017, Algorithm 3; README,
-// "Chebyshev acceleration"): symmetric sweeps at the scheme's ω whose
+// Chebyshev acceleration (Fox & Parker, Bernoulli 2017, Algorithm 3;
+// docs/GUIDE.md, "Chebyshev acceleration"): symmetric sweeps at the scheme's ω whose
 // iterates are combined with the previous ones by a Chebyshev recurrence,
 // so that the mean error falls at about (1 − √λ)/(1 + √λ) per iteration
 // (λ = λmin/λmax of the SSOR splitting) instead of 1 − λ. It needs one more

@@ -11,7 +11,8 @@ import (
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
-// Form is the arithmetic of a sweep's passes (README, "The matrix form").
+// Form is the arithmetic of a sweep's passes (docs/GUIDE.md, "The matrix
+// form").
 // Both forms draw the same normals and leave N(mu, Q⁻¹) invariant; their
 // states differ by rounding only. The form is part of the Scheme, not of
 // the launch, so that how chains and sweeps are split into calls, and the
@@ -23,7 +24,7 @@ const (
 	// Scheme.Form).
 	FormAuto Form = iota
 	// FormSequential updates coordinates one after another from their
-	// conditionals, as the README's update order says: every strategy but
+	// conditionals, in docs/ARITHMETIC.md's update order: every strategy but
 	// Matrix runs it.
 	FormSequential
 	// FormMatrix runs each pass as x' = M·x + c + N·z with tables computed

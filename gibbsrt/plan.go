@@ -171,7 +171,7 @@ func (p *plan[T]) chebyshevTable(first, n int) ([]T, error) {
 	// where the last call left the recurrence, each is computed once.
 	// Recomputed from iteration 0, a 20-iteration launch at iteration
 	// 40,000 cost 0.4-0.6 ms of host time, with the device idle
-	// (mixing.BenchmarkCoefficients; docs/BENCHMARKS.md, run 25e).
+	// (mixing.BenchmarkCoefficients; docs/log/BENCHMARKS-runs.md, run 25e).
 	p.mu.Lock()
 	if p.rec == nil {
 		r := c.Start()

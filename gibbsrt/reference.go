@@ -184,7 +184,8 @@ func (r *Reference[T]) SweepTrace(x []T, sweeps int, st Stream, tr Trace, out []
 }
 
 // SweepChebyshev runs iterations iterations of Chebyshev-accelerated
-// symmetric sweeps at the scheme's ω (README, "Chebyshev acceleration") on
+// symmetric sweeps at the scheme's ω (docs/GUIDE.md, "Chebyshev
+// acceleration") on
 // x, with prev the previous iterates, both [chains][dim] and updated in
 // place. first is the index of the first iteration since the acceleration
 // began: at 0, prev must equal x. Iteration k of the call draws the normals

@@ -266,7 +266,8 @@ func testRunBurnin[T Float](t *testing.T) {
 	})
 
 	// One Run that burns in under r's scheme and samples under another
-	// equals the two calls of the README's recipe; the sampler keeps the
+	// equals the two calls of docs/GUIDE.md's recipe ("Sweeps"); the
+	// sampler keeps the
 	// sampling scheme; a Run cancelled during the burn-in keeps the old.
 	t.Run("Sampling", func(t *testing.T) {
 		orig := r.Scheme()

@@ -356,8 +356,8 @@ func (s *Sampler[T]) open() error {
 // Choose returns the strategy a launch of sweeps sweeps over chains chains
 // would use: the override if one is set; otherwise the first of the
 // package's strategies, in the table's Auto order, whose rule holds (see
-// README, "Strategies"). By the measurements in docs/BENCHMARKS.md (H200,
-// run 4) the rule picks the fastest at every measured shape:
+// docs/GUIDE.md, "Strategies"). By the measurements in
+// docs/log/BENCHMARKS-runs.md (H200, run 4) the rule picks the fastest at every measured shape:
 //   - constant memory for a single plain sweep per launch while the
 //     weights fit the constant cache's 2 KB fast level (dim ≤ 21, rows
 //     padded to 4): it skips staging the weights;

@@ -10,7 +10,8 @@ import (
 	"github.com/gibbsgen/gibbsgen/mixing"
 )
 
-// SweepKind is the order of a sweep's coordinate updates (README, "Sweeps").
+// SweepKind is the order of a sweep's coordinate updates (docs/GUIDE.md,
+// "Sweeps").
 type SweepKind = kernels.SweepKind
 
 const (
@@ -68,7 +69,7 @@ const SamplingBurnInFactor = 10
 
 // SweepCost is the time of one sweep of kind k at ω relative to a plain
 // sweep (forward, ω = 1), measured on an H200 at B = 1M chains
-// (docs/BENCHMARKS.md, run 13: µs per sweep on AR(1) D = 64 and the dense
+// (docs/log/BENCHMARKS-runs.md, run 13: µs per sweep on AR(1) D = 64 and the dense
 // SPD D = 32 models: plain 132.5 and 90.5, forward with ω ≠ 1 144.1 and
 // 96.4, symmetric 301.5 and 247.2). Each is the larger of the two models'
 // ratios, so that over-relaxation must earn its cost. Backward sweeps run

@@ -8,7 +8,8 @@ import (
 // Sharding a run
 //
 // A run's chains are independent, and chain c draws the normals of chain
-// Stream.Chain + c wherever it runs (README, "The random stream"). So a
+// Stream.Chain + c wherever it runs (docs/ARITHMETIC.md, "The random
+// stream"). So a
 // run of chains chains can be split into shards, on several GPUs of a host
 // (Multi) or on several machines, and shard k run alone, with its state
 // holding only its chains and Stream.Chain advanced by its first chain,

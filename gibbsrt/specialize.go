@@ -182,7 +182,7 @@ var markerRE = regexp.MustCompile(`GG([WOS])(R?)_([0-9]+)|GGK\b|GGZ\b`)
 // coordinate symmetric sweeps were 1.5–7% slower drawn first (Chebyshev
 // iterations between 1% slower and 4% faster), and forward sweeps, whose
 // loop holds one frame, were 7–12% slower at every density measured
-// (docs/BENCHMARKS.md, run 25). The threshold lies between 12.4 and 31,
+// (docs/log/BENCHMARKS-runs.md, run 25). The threshold lies between 12.4 and 31,
 // which were measured; nothing between them was.
 const stagedNormalsMin = 16
 

@@ -4,9 +4,9 @@
 # each timed by the bench built with its own tree: "x" and "o" by default),
 # the PyTorch peers, ncu of the kernel at three shapes, then the GPU suites
 # (SUITES) of every test binary under bin/. Everything is built on the
-# development machine and carried as one archive (docs/BENCHMARKS.md, run
-# 27, gives the commands); this script only runs it. Its logs and JSON come
-# back as $OUT/logs.tgz.
+# development machine and carried as one archive (docs/log/BENCHMARKS-runs.md,
+# run 27, and docs/CONTRIBUTING.md give the commands); this script only runs
+# it. Its logs and JSON come back as $OUT/logs.tgz.
 set -uo pipefail
 out=/tmp/devlogs
 rm -rf "$out"

@@ -1,6 +1,6 @@
 // Command shard runs one shard of a sampling run and writes its moments,
-// or merges the shards' files into the run's result (README, "Several GPUs
-// and machines"). Shard k of n of a run of -chains chains sweeps exactly
+// or merges the shards' files into the run's result (docs/GUIDE.md,
+// "Several GPUs and machines"). Shard k of n of a run of -chains chains sweeps exactly
 // those chains of the whole run (their Stream.Chain), on every GPU of the
 // host (gibbsrt.Multi) or on the CPU twin, and writes the moments of its
 // final states per block of 1024 chains of the run. Merging folds every

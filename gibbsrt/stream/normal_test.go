@@ -14,7 +14,7 @@ import (
 
 // normalWant is the value Normal(w) approximates: Φ⁻¹(1 − p̄) with w's
 // sign, where p̄ is the mean tail probability of the words that share w's
-// cell and argument (README "The random stream"). Below octave 3 the
+// cell and argument (docs/ARITHMETIC.md, "The random stream"). Below octave 3 the
 // dropped bits of n = q << lz hold q's odd bit and free bits above it; their
 // mean is 4.
 func normalWant(w uint32) float64 {

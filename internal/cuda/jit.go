@@ -40,8 +40,8 @@ type JITReport struct {
 // failed compile carries the driver's error log.
 //
 // The driver holds a context's lock while it compiles PTX loaded into it,
-// and launches on that context wait meanwhile (docs/BENCHMARKS.md, run
-// 10b). So the PTX is compiled in a context of its own (cuLinkCreate …
+// and launches on that context wait meanwhile
+// (docs/log/BENCHMARKS-runs.md, run 10b). So the PTX is compiled in a context of its own (cuLinkCreate …
 // cuLinkComplete, which yields a cubin there), and only the cubin is
 // loaded into c, which takes milliseconds.
 func (c *Context) LoadPTX(ptx []byte) (*Module, JITReport, error) {

@@ -46,7 +46,7 @@ func Stride(dim int) int { return (dim + 3) &^ 3 }
 // The module tables the host fills before launching. Each holds two
 // frames: frame 0 for the natural coordinate order and frame 1, after it, for
 // the reversed order (position p is coordinate dim-1-p), which backward
-// passes use (README, "Sweeps"). The tables every sequential strategy
+// passes use (docs/ARITHMETIC.md, "Sweeps"). The tables every sequential strategy
 // shares are listed here; a strategy with a layout of its own declares its
 // tables in its row (Kernel.Tables).
 const (

@@ -3,7 +3,7 @@ package kernels
 import "fmt"
 
 // The exact-draw kernel computes x = c_2 + N_2·z for a batch of chains as
-// one GEMM-shaped product (README, "Exact draws"): the output is a matrix
+// one GEMM-shaped product (docs/GUIDE.md, "Exact draws"): the output is a matrix
 // of chains × coordinates, the left operand the normals Z (chains ×
 // positions), drawn by Philox into shared memory a slab of positions at a
 // time and never written to device memory, and the right operand Nᵀ, the
@@ -66,7 +66,7 @@ type exactPlan struct {
 }
 
 // exactPlans are the plans by dim, each up to its dim. Run 27
-// (docs/BENCHMARKS.md) measured three sets on an H200: 8 chains a thread
+// (docs/log/BENCHMARKS-runs.md) measured three sets on an H200: 8 chains a thread
 // beyond dim 64 (168 registers, three blocks of 4 warps an SM) ran 1.3 to
 // 1.8 times slower than these 4-chain shapes at dims 128 to 1024, and up
 // to dim 64 these ran as fast as 128 registers and 8-position unrolling.
@@ -90,7 +90,7 @@ var exactPlans = []struct {
 // chains, TY, are a power of two and fastest in the block, so that a warp
 // spans one or a few threads along coordinates and skips the upper
 // triangle's slabs as a whole (ncu of a shape whose warps spanned 32 of
-// them: 22.7 of 32 lanes active, docs/BENCHMARKS.md, run 27a); TY is
+// them: 22.7 of 32 lanes active, docs/log/BENCHMARKS-runs.md, run 27a); TY is
 // halved until the slabs and the staged outputs fit.
 func ExactShapeOf(dim int, dt DType) ExactShape {
 	var pl exactPlan
@@ -119,7 +119,7 @@ func ExactShapeOf(dim int, dt DType) ExactShape {
 	if tx&(tx-1) != 0 {
 		// Threads along coordinates that are not a power of two: at 96
 		// registers float32 dims 33 to 40 and 49 to 56 spilled (nvcc
-		// 11.8, sm_75 to sm_90; docs/BENCHMARKS.md, after run 27d).
+		// 11.8, sm_75 to sm_90; docs/log/BENCHMARKS-runs.md, after run 27d).
 		pl.regs = max(pl.regs, 128)
 	}
 	s := exactShape(dim, dt, pl, rn, tx, ty)

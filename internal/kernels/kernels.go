@@ -4,7 +4,8 @@
 // supports and, for a sweep strategy, when Auto picks it. gen renders,
 // compiles and describes the kernels from this table; gibbsrt loads and
 // launches them from it. Adding a strategy is one row here, one template
-// block in templates/, and its tests (README: "Adding a strategy").
+// block in templates/, and its tests (docs/CONTRIBUTING.md, "Adding a
+// strategy").
 //
 // The package is a leaf: it imports nothing of this module, so the
 // generator does not link the runtime and the runtime does not link the
@@ -64,7 +65,7 @@ const (
 	// test entry point).
 	Transform
 	// Exact draws every chain exactly, x = mu + N·z, as a tiled product
-	// (the matrix strategy's tables; README, "Exact draws").
+	// (the matrix strategy's tables; docs/GUIDE.md, "Exact draws").
 	Exact
 )
 
@@ -185,7 +186,7 @@ type Kernel struct {
 	// sweeps recording states, with parameters TracedParams; Ext is its
 	// third, with parameters ExtParams: the sweeps of every scheme (backward
 	// and symmetric sweeps, over-relaxation), Chebyshev acceleration, and
-	// traces of them (README, "Sweeps"). Separate kernels keep the plain
+	// traces of them (docs/GUIDE.md, "Sweeps"). Separate kernels keep the plain
 	// one's code (and registers) as they were, and the traced one's: the
 	// Ext arithmetic costs two operations more per coordinate.
 	Traced       string
@@ -218,8 +219,8 @@ type Kernel struct {
 	// a module holds the kernel only with that strategy.
 	With Strategy
 
-	// MatrixForm marks the strategy of the matrix form (README, "The
-	// matrix form"): its results differ from the others' in rounding, so
+	// MatrixForm marks the strategy of the matrix form (docs/GUIDE.md,
+	// "The matrix form"): its results differ from the others' in rounding, so
 	// Auto never picks it by shape (Choose skips it); the scheme's form
 	// selects it.
 	MatrixForm bool
@@ -271,7 +272,7 @@ func (k *Kernel) Launch(dim int, dt DType) Geometry {
 // addressed with a runtime stride, so each element's loads wait for the
 // element before's stores: on an H200 at a million chains an iteration
 // cost 484 µs there against 410 µs on chip at dim 64 (AR(1)), and 324
-// against 308 at dim 32 (docs/BENCHMARKS.md, runs 19 and 24; ncu put DRAM
+// against 308 at dim 32 (docs/log/BENCHMARKS-runs.md, runs 19 and 24; ncu put DRAM
 // at 2.7% of its peak, so the cost was latency, not traffic). It is about
 // 64 KB at the largest thread-per-chain dims (64 in float32, 32 in
 // float64): sm_80 and sm_90 give it beside any of these kernels' static
@@ -369,7 +370,7 @@ var extParams = append(append([]Param(nil), sweepParams...),
 )
 
 // table holds every kernel, in the order the module source defines them. The Auto
-// rule was measured on an H200 (docs/BENCHMARKS.md, run 4): it picks the
+// rule was measured on an H200 (docs/log/BENCHMARKS-runs.md, run 4): it picks the
 // fastest strategy at every measured shape (dims 8, 32, 64; 4096 and 1M
 // chains; 1 and 100 sweeps per launch).
 var table = []Kernel{
@@ -385,7 +386,7 @@ var table = []Kernel{
 		Symbols:         []string{SymbolWeight, SymbolOffset, SymbolScale, SymbolKeep},
 		// Beyond dim 32 the weights are more than twice the constant
 		// cache's fast level and the kernel runs 3.6 times slower than
-		// shared memory (docs/BENCHMARKS.md, run 1, dim 64), so Auto never
+		// shared memory (docs/log/BENCHMARKS-runs.md, run 1, dim 64), so Auto never
 		// picks it there; generating it would double the compile time.
 		Dims: constDims,
 		// Reading the weights where they are skips staging them, which

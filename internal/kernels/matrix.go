@@ -3,8 +3,8 @@ package kernels
 import "fmt"
 
 // The matrix strategy runs every pass of a sweep as one affine map of the
-// state and the pass's normals, x' = M·x + c + N·z (README, "The matrix
-// form"): every output coordinate of every chain is then independent of
+// state and the pass's normals, x' = M·x + c + N·z (docs/ARITHMETIC.md,
+// "The matrix form"): every output coordinate of every chain is then independent of
 // the others within the pass, so no coordinate waits for the one before.
 // A block holds the state of MatrixShape.Chains chains in shared memory
 // (k-major: element (k, c) at k·Chains + c); each thread owns RI
@@ -16,7 +16,7 @@ import "fmt"
 
 // MatrixSweepKind is the Ext entry point's kind that draws exact samples
 // with the matrix strategy: x = mu + N_exact·z, the normals those of a
-// forward pass at the sweep (README, "Exact draws"). Other strategies
+// forward pass at the sweep (docs/ARITHMETIC.md, "Exact draws"). Other strategies
 // accept only Forward, Backward and Symmetric.
 const MatrixExactKind = 3
 
@@ -43,7 +43,7 @@ const MatrixMaxShared = 48 << 10
 // device never waits on the cap, while a block of a large batch runs many
 // groups of chains and stages the normal table and its table rows once for
 // all of them (at B = 1M and dim 32, 65,536 blocks each staged 8 KB for one
-// exact draw of 16 chains: docs/BENCHMARKS.md, run 17).
+// exact draw of 16 chains: docs/log/BENCHMARKS-runs.md, run 17).
 const MatrixBlocksPerSM = 32
 
 // MatrixShape is the matrix kernel's shape for one dim and dtype.
@@ -65,7 +65,7 @@ type MatrixShape struct {
 // float64) a thread owns one coordinate of 4 chains and holds its rows in
 // registers, so that a sweep reads no table: ncu showed the 2×4 register
 // tile with its tables in L1 at dim 32, B = 4096 bound by latency with a
-// warp per scheduler (docs/BENCHMARKS.md, run 14). Beyond, a thread owns a
+// warp per scheduler (docs/log/BENCHMARKS-runs.md, run 14). Beyond, a thread owns a
 // register tile of 8 coordinates by 8 chains (8 by 4 in float64, where 8
 // by 8 spilled), so that each table element read serves 8 FMAs (ncu showed
 // a 4×4 tile at dims 128 and 1024 bound by L1 traffic and issue slots).
@@ -124,7 +124,7 @@ type MatrixBlock struct {
 	ExactKind int
 }
 
-// The matrix kernel's tables (README, "The matrix form").
+// The matrix kernel's tables (docs/ARITHMETIC.md, "The matrix form").
 const (
 	SymbolMatM = "gibbs_mat_m" // __device__, [2][dim][MatrixShape.Stride]
 	SymbolMatN = "gibbs_mat_n" // __device__, [3][dim][MatrixShape.Stride]

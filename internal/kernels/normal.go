@@ -1,6 +1,7 @@
 package kernels
 
-// The normal transform of stream version 2 (README "The random stream";
+// The normal transform of stream version 2 (docs/ARITHMETIC.md, "The
+// random stream";
 // stream.Normal is its Go definition, templates/rng.cu.tmpl its device
 // code). A word w gives q = 2·(w mod 2³¹) + 1, the octave lz = clz(q), the
 // normalized n = q << lz, the segment (the NormalSegmentBits bits below n's

@@ -3,7 +3,7 @@ package kernels
 import "fmt"
 
 // SweepKind is the order of a sweep's coordinate updates, the kind argument
-// of the Ext entry points (README, "Sweeps").
+// of the Ext entry points (docs/GUIDE.md, "Sweeps").
 type SweepKind int
 
 const (

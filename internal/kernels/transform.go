@@ -2,9 +2,9 @@ package kernels
 
 // StreamVersion names the random stream: Philox4x32-10 counters and keys and
 // the normal transform (normal.go, with its table), as package gibbsrt/stream
-// and the README specify. Any change to the numbers a (seed, chain, sweep,
-// coordinate) draws gets a new version, which the manifest and the README
-// name, and new known-answer tests.
+// and docs/ARITHMETIC.md specify. Any change to the numbers a (seed, chain,
+// sweep, coordinate) draws gets a new version, which the manifest and the
+// README name, and new known-answer tests.
 //
 // Version 1 turned pairs of words into normals by Box-Muller with Cephes'
 // float32 log, sin and cos. Version 2 turns each word into one normal by a

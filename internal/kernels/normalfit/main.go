@@ -1,7 +1,8 @@
 // Command normalfit fits the coefficient table of the stream's normal
 // transform (stream version 2) and writes it as internal/kernels/normaltable.go.
 //
-// The transform (stream.Normal, README "The random stream") maps a word's
+// The transform (stream.Normal; docs/ARITHMETIC.md, "The random stream")
+// maps a word's
 // low 31 bits to an upper-tail probability p = q·2⁻³³, q = 2·(w mod 2³¹)+1,
 // and returns ±Φ⁻¹(1−p). The octave (leading zeros of q) and the next two
 // bits pick a cell; the next 24 bits, x, are the argument of that cell's
