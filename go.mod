@@ -1,13 +1,13 @@
 module github.com/gibbsgen/gibbsgen
 
-go 1.26.0
+go 1.24.0
 
 require (
 	github.com/dave/jennifer v1.7.1
-	github.com/ebitengine/purego v0.11.3
-	github.com/rogpeppe/go-internal v1.16.0
+	github.com/ebitengine/purego v0.10.2
+	github.com/rogpeppe/go-internal v1.14.1
 	github.com/urfave/cli/v2 v2.27.7
-	golang.org/x/sys v0.48.0
+	golang.org/x/sys v0.41.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 )
@@ -17,19 +17,12 @@ require (
 	codeberg.org/go-latex/latex v0.2.0 // indirect
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
-	github.com/BurntSushi/toml v1.5.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
-	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
 	golang.org/x/image v0.30.0 // indirect
-	golang.org/x/mod v0.41.0 // indirect
-	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
-	golang.org/x/tools v0.51.0 // indirect
-	honnef.co/go/tools v0.8.2 // indirect
+	golang.org/x/tools v0.36.0 // indirect
 )
-
-tool honnef.co/go/tools/cmd/staticcheck

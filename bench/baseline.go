@@ -11,9 +11,11 @@ import (
 // baseline.fatbin holds the kernels of baseline.cu: the unspecialized Gibbs
 // sweep (generic_sweep), the ceiling kernels (copy_kernel, fma_kernel,
 // dfma_kernel, normals_kernel) and empty_kernel. It is committed; rebuild it after
-// editing baseline.cu with `go generate ./bench` (needs nvcc, no GPU).
+// editing baseline.cu with `go generate ./bench` (needs nvcc, no GPU), which
+// first rewrites rng.cuh, the random stream's device code, from
+// templates/rng.cu.tmpl (gen's TestRNGHeader; it fails when rng.cuh is stale).
 //
-//go:generate go run ./internal/rnggen -o rng.cuh
+//go:generate go test -count=1 -run TestRNGHeader ../gen -update
 //go:generate nvcc -fatbin -O3 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 -o baseline.fatbin baseline.cu
 //go:embed baseline.fatbin
 var baselineFatbin []byte

@@ -162,7 +162,9 @@ func TestEndToEnd(t *testing.T) {
 	var workers, fullDone sync.WaitGroup
 	fullDone.Add(len(full))
 	for range runtime.NumCPU() {
-		workers.Go(func() {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
 			for c := range jobs {
 				if err := e2eBuild(t, tc, root, c, all, refs[c.pkg()]); err != nil {
 					t.Errorf("dim %d %s: %v", c.dim, c.dtype, err)
@@ -171,7 +173,7 @@ func TestEndToEnd(t *testing.T) {
 					fullDone.Done()
 				}
 			}
-		})
+		}()
 	}
 	go func() {
 		for _, c := range cases {

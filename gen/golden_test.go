@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+var update = flag.Bool("update", false, "rewrite what the tests run compare with: the golden files in testdata/golden (TestGolden), the resource records (TestEndToEnd), bench/rng.cuh (TestRNGHeader)")
 
 // TestGolden pins every file of a generated package (dim 5, with a fake
 // nvcc build) to testdata/golden. Run go test ./gen -run Golden -update

@@ -12,13 +12,11 @@ import (
 // Code that takes one calls it s, as it would the spec it resolves.
 type module struct {
 	Spec
-	dtype  kernels.DType       // Spec.DType with the default applied
-	all    []*kernels.Kernel   // the rows the package holds, in table order
-	fatbin image               // of all, the rows nvcc compiles into the fatbin
-	ptx    image               // the rows shipped as PTX (the per-model kernel); often none
-	tables []kernels.Symbol    // the tables all read, for the manifest
-	tile   kernels.Tile        // the tiled strategy's layout at this dim and dtype
-	matrix kernels.MatrixShape // the matrix strategy's
+	dtype  kernels.DType     // Spec.DType with the default applied
+	all    []*kernels.Kernel // the rows the package holds, in table order
+	fatbin image             // of all, the rows nvcc compiles into the fatbin
+	ptx    image             // the rows shipped as PTX (the per-model kernel); often none
+	tables []kernels.Symbol  // the tables all read, for the manifest
 }
 
 // image is the kernels of one compiled file, the fatbin or the PTX, and the
@@ -47,8 +45,6 @@ func resolve(s Spec) (*module, error) {
 		fatbin: newImage(slices.DeleteFunc(slices.Clone(all), isPTX)),
 		ptx:    newImage(slices.DeleteFunc(slices.Clone(all), func(k *kernels.Kernel) bool { return !isPTX(k) })),
 		tables: kernels.SymbolsOf(all),
-		tile:   kernels.TileShape(s.Dim, dt),
-		matrix: kernels.MatrixShapeOf(s.Dim, dt),
 	}, nil
 }
 

@@ -88,7 +88,11 @@ func TestOutRebuildsIdentically(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	for i := range rs {
-		wg.Go(func() { rs[i].pkg, rs[i].b, rs[i].err = generateOnce(rs[i].s, tc) })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rs[i].pkg, rs[i].b, rs[i].err = generateOnce(rs[i].s, tc)
+		}()
 	}
 	wg.Wait()
 	for _, r := range rs {

@@ -82,7 +82,8 @@ func TestSweepMomentsIsTraceMoments(t *testing.T) {
 func TestZeroTwin(t *testing.T) {
 	var r Reference[float64]
 	err := r.SetModel([][]float64{{1}}, []float64{0})
-	if _, ok := errors.AsType[*ModelError](err); !ok || !strings.Contains(err.Error(), "dim = 0; it must be at least 1 (make it with NewReference(dim))") {
+	var me *ModelError
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "dim = 0; it must be at least 1 (make it with NewReference(dim))") {
 		t.Errorf("SetModel of a zero Reference: %v", err)
 	}
 }

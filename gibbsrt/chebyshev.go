@@ -129,14 +129,6 @@ func (s *Sampler[T]) SweepChebyshev(x, prev []T, first, iterations int, st Strea
 	})
 }
 
-// SweepChebyshevHost is SweepChebyshev.
-//
-// Deprecated: SweepChebyshev now takes host states, as the twin's does;
-// call it, or SweepChebyshevDevice for device states.
-func (s *Sampler[T]) SweepChebyshevHost(x, prev []T, first, iterations int, st Stream) error {
-	return s.SweepChebyshev(x, prev, first, iterations, st)
-}
-
 // chebyshevBuffer copies a call's coefficient table to the device. The copy
 // is synchronous on the null stream, which the sampler's stream
 // synchronizes with, so it waits for launches still reading the buffer.

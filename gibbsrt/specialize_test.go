@@ -217,6 +217,7 @@ func TestPlaceNormals(t *testing.T) {
 		t.Fatal(err)
 	}
 	abi8, abi7 := []byte("\tmov.u32 %r1, GGZ;\n"), []byte("\tmov.f32 %f1, GGO_0;\n")
+	no, yes := false, true
 	for _, c := range []struct {
 		ptx    []byte
 		kind   SweepKind
@@ -224,8 +225,8 @@ func TestPlaceNormals(t *testing.T) {
 		want   bool
 	}{
 		{abi8, Symmetric, nil, true}, {abi8, Forward, nil, false},
-		{abi8, Symmetric, new(false), false}, {abi8, Forward, new(true), true},
-		{abi7, Symmetric, nil, false}, {abi7, Forward, new(true), false},
+		{abi8, Symmetric, &no, false}, {abi8, Forward, &yes, true},
+		{abi7, Symmetric, nil, false}, {abi7, Forward, &yes, false},
 	} {
 		if got := placeNormals(c.ptx, co, c.kind, c.forced); got != c.want {
 			forced := "nothing"

@@ -2,17 +2,20 @@
 // read from a Matrix Market file, with the dim-8 package out/gibbs8: it
 // burns in from a cold start (by default with BurninAuto's Chebyshev
 // iterations, as many as the closed form needs), samples with a trace,
-// reporting the progress of both on stderr, and prints the means, variances and covariances with
-// their Monte Carlo standard errors, bulk effective sample sizes and R̂,
-// next to the exact values. With -plot DIR it also draws trace.png (the
-// first 4 traced chains of each chosen coordinate, beside the exact mean
-// ± 2 sd) and autocorrelation.png (the traced chains' combined
-// autocorrelation by lag in sweeps, beside the closed form of plain Gibbs
-// sweeps) of the coordinates -plot-coords names,
-// by default 1, 4 and 8: the two ends and an inner coordinate of the
-// chain the AR(1) example file describes. Exit status 0 on success, 1 on
-// failure (the file's errors name its line and 1-based entries), 2 for
-// invalid flags.
+// reporting the progress of both on stderr when stderr is a terminal (a
+// log file gets none), and prints, for each coordinate, the mean and the
+// variance with their Monte Carlo standard errors, the bulk effective
+// sample size and R̂, next to the exact values, and then the covariances.
+// Coordinates are numbered from 1 everywhere: in that table, in
+// -plot-coords, in the charts and in the errors about the file's entries.
+// With -plot DIR it also draws trace.png (the first 4 traced chains of
+// each chosen coordinate, beside the exact mean ± 2 sd) and
+// autocorrelation.png (the traced chains' combined autocorrelation by lag
+// in sweeps, beside the closed form of plain Gibbs sweeps) of the
+// coordinates -plot-coords names, by default 1, 4 and 8: the two ends and
+// an inner coordinate of the chain the AR(1) example file describes. Exit
+// status 0 on success, 1 on failure (the file's errors name its line and
+// 1-based entries), 2 for invalid flags.
 //
 //	go run ./examples/mvn -model testdata/ar1-8.mtx [-plot DIR]
 //
@@ -54,14 +57,39 @@ type options struct {
 	cpu                   bool
 	plotDir, coordsFlag   string
 	plotCoords            []int // 0-based, from the 1-based -plot-coords
+	// progress receives the burn-in's and sampling's progress lines,
+	// redrawn in place with \r; nil (none) unless stderr is a terminal.
+	progress io.Writer
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
+// run is mvn: its exit status. Progress goes to stderr only when stderr
+// is a terminal.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runProgress(args, stdout, stderr, isTerminal(stderr))
+}
+
+// isTerminal reports whether w is a character device (a terminal; also
+// /dev/null), where lines redrawn with \r make sense: not a file, a pipe
+// or a buffer.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// runProgress is run with progress on stderr or not.
+func runProgress(args []string, stdout, stderr io.Writer, progress bool) int {
 	fs := flag.NewFlagSet("mvn", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
+	if progress {
+		o.progress = stderr
+	}
 	fs.StringVar(&o.model, "model", "", "Matrix Market file of the 8×8 precision matrix Q (required)")
 	fs.StringVar(&o.mu, "mu", "", "comma-separated mean, 8 values (default 0)")
 	fs.IntVar(&o.chains, "chains", 4096, "chains")
@@ -197,7 +225,7 @@ func sample(o options, mu []float64, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d, err := draw(o, s, q, mu, stderr)
+	d, err := draw(o, s, q, mu)
 	s.Close()
 	if err != nil {
 		return err
@@ -284,26 +312,31 @@ func open(o options, stderr io.Writer) (gibbs8.Chains, string, error) {
 // iterations (-burnin auto) or -burnin plain sweeps. Sampling runs in
 // chunks: after each, the chunk's records are merged into the moments
 // (gibbsrt.TraceMoments, whose bits the device's reduction also gives),
-// and progress is reported.
-func draw(o options, s gibbs8.Chains, q [][]float64, mu []float64, stderr io.Writer) (draws, error) {
+// and progress is reported to o.progress, if any.
+func draw(o options, s gibbs8.Chains, q [][]float64, mu []float64) (draws, error) {
 	if err := s.SetModel(q, mu); err != nil {
 		return draws{}, err
+	}
+	progress := func(format string, a ...any) {
+		if o.progress != nil {
+			fmt.Fprintf(o.progress, format, a...)
+		}
 	}
 	x := start(o.chains)
 	st := gibbs8.Stream{Seed: o.seed}
 	ro := gibbs8.RunOptions{Chunk: max(1, o.burnin/10), Progress: func(done, total gibbs8.RunResult) {
-		fmt.Fprintf(stderr, "\rburn-in: %d/%d sweeps", done.Sweeps, total.Sweeps)
+		progress("\rburn-in: %d/%d sweeps", done.Sweeps, total.Sweeps)
 	}}
 	if o.auto {
 		ro = gibbs8.RunOptions{Burnin: gibbs8.BurninAuto, Progress: func(done, total gibbs8.RunResult) {
-			fmt.Fprintf(stderr, "\rburn-in: %d/%d Chebyshev iterations", done.Burnin, total.Burnin)
+			progress("\rburn-in: %d/%d Chebyshev iterations", done.Burnin, total.Burnin)
 		}}
 	}
 	burnt, err := s.RunHost(context.Background(), x, o.burnin, st, ro)
 	if err != nil {
 		return draws{}, err
 	}
-	fmt.Fprintln(stderr)
+	progress("\n")
 	st = burnt.Next(st)
 	sweeps, per := o.samples*o.thin, sampleChunk(o)
 	d, err := newDraws(o, st)
@@ -330,9 +363,9 @@ func draw(o options, s gibbs8.Chains, q [][]float64, mu []float64, stderr io.Wri
 			}
 		}
 		off += k
-		fmt.Fprintf(stderr, "\rsampling: %d/%d sweeps", done+n, sweeps)
+		progress("\rsampling: %d/%d sweeps", done+n, sweeps)
 	}
-	fmt.Fprintln(stderr)
+	progress("\n")
 	return d, nil
 }
 
@@ -410,7 +443,7 @@ func report(w io.Writer, o options, mu []float64, exact *mat.SymDense, d draws) 
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%5d %10.4f %9.4f %8.4f %10.4f %9.4f %8.4f %8.0f %7.4f\n", i, mean[i], seMean, mu[i],
+		fmt.Fprintf(w, "%5d %10.4f %9.4f %8.4f %10.4f %9.4f %8.4f %8.0f %7.4f\n", i+1, mean[i], seMean, mu[i],
 			cov.At(i, i), seVar, exact.At(i, i), ess.ESS, max(bulk, tail))
 	}
 	fmt.Fprintln(w, "covariance (upper: estimate, lower: exact)")

@@ -28,13 +28,13 @@ import (
 var ar1Model = filepath.Join("..", "..", "testdata", "ar1-8.mtx")
 
 // TestExampleOnCPU runs the example as the README shows, on the CPU twin,
-// and checks each mean and variance against the exact value within 5 of
-// its own Monte Carlo standard errors (fixed seed: the run is
-// deterministic).
+// with progress on as on a terminal, and checks each mean and variance
+// against the exact value within 5 of its own Monte Carlo standard errors
+// (fixed seed: the run is deterministic).
 func TestExampleOnCPU(t *testing.T) {
 	var out, errs bytes.Buffer
-	code := run([]string{"-model", ar1Model, "-cpu", "-chains", "64", "-traced", "32",
-		"-burnin", "300", "-samples", "400", "-thin", "3"}, &out, &errs)
+	code := runProgress([]string{"-model", ar1Model, "-cpu", "-chains", "64", "-traced", "32",
+		"-burnin", "300", "-samples", "400", "-thin", "3"}, &out, &errs, true)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
@@ -79,7 +79,8 @@ func TestExampleOnGPU(t *testing.T) {
 
 // checkReport checks each mean and variance of mvn's report against the
 // exact value within 5 of its own Monte Carlo standard errors, and each
-// coordinate's ESS and R̂.
+// coordinate's ESS and R̂; the rows are coordinates 1 to dim, in order,
+// as -plot-coords, the charts and the errors number them.
 func checkReport(t *testing.T, out io.Reader) {
 	t.Helper()
 	sc := bufio.NewScanner(out)
@@ -89,8 +90,12 @@ func checkReport(t *testing.T, out io.Reader) {
 		if len(f) != 9 {
 			continue
 		}
-		if _, err := strconv.Atoi(f[0]); err != nil {
+		coord, err := strconv.Atoi(f[0])
+		if err != nil {
 			continue
+		}
+		if coord != rows+1 {
+			t.Errorf("row %d is labelled coordinate %d; want %d (1-based)", rows+1, coord, rows+1)
 		}
 		v := make([]float64, 9)
 		for k := 1; k < 9; k++ {
@@ -116,8 +121,8 @@ func checkReport(t *testing.T, out io.Reader) {
 // moments.
 func TestAutoBurninOnCPU(t *testing.T) {
 	var out, errs bytes.Buffer
-	code := run([]string{"-model", ar1Model, "-cpu", "-chains", "64", "-traced", "32",
-		"-samples", "400", "-thin", "3"}, &out, &errs)
+	code := runProgress([]string{"-model", ar1Model, "-cpu", "-chains", "64", "-traced", "32",
+		"-samples", "400", "-thin", "3"}, &out, &errs, true)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
@@ -136,6 +141,58 @@ func TestAutoBurninOnCPU(t *testing.T) {
 		}
 	}
 	checkReport(t, &out)
+}
+
+// TestProgressOnlyToATerminal: with stderr a buffer or a file (a log), a
+// run writes no progress: no \r and no progress lines, and stderr is
+// empty; the same run with progress on writes them.
+func TestProgressOnlyToATerminal(t *testing.T) {
+	args := []string{"-model", ar1Model, "-cpu", "-chains", "8", "-traced", "4",
+		"-burnin", "20", "-samples", "40", "-thin", "2"}
+	var out, errs bytes.Buffer
+	if code := run(args, &out, &errs); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	if errs.Len() != 0 {
+		t.Errorf("stderr a buffer: %q; want nothing", errs.String())
+	}
+	log, err := os.Create(filepath.Join(t.TempDir(), "mvn.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	if isTerminal(log) {
+		t.Errorf("isTerminal(%s) = true", log.Name())
+	}
+	out.Reset()
+	if code := run(args, &out, log); code != 0 {
+		t.Fatalf("exit %d with stderr a file", code)
+	}
+	if b, err := os.ReadFile(log.Name()); err != nil || len(b) != 0 {
+		t.Errorf("stderr a file: %q (%v); want nothing", b, err)
+	}
+	if code := runProgress(args, &out, &errs, true); code != 0 {
+		t.Fatalf("exit %d with progress: %s", code, errs.String())
+	}
+	if want := "\rburn-in: 20/20 sweeps\n"; !strings.Contains(errs.String(), want) || !strings.HasSuffix(errs.String(), "\rsampling: 80/80 sweeps\n") {
+		t.Errorf("with progress, stderr %q; want %q and the last sampling line", errs.String(), want)
+	}
+}
+
+// TestIsTerminal: a character device is a terminal (/dev/null is one
+// too, where progress is harmless); a buffer is not.
+func TestIsTerminal(t *testing.T) {
+	if isTerminal(&bytes.Buffer{}) {
+		t.Error("isTerminal(a buffer) = true")
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer null.Close()
+	if !isTerminal(null) {
+		t.Errorf("isTerminal(%s) = false; it is a character device", os.DevNull)
+	}
 }
 
 func TestReadMatrixMarket(t *testing.T) {

@@ -13,7 +13,10 @@
 // The shard comes from -shard/-shards, or else from the environment of a
 // Slurm job array (SLURM_ARRAY_TASK_ID) or a Kubernetes Indexed Job
 // (JOB_COMPLETION_INDEX, with GIBBSGEN_SHARDS set to its completions);
-// see gibbsrt.ShardFromEnv. The model is AR(1) of dim 8 with -rho.
+// see gibbsrt.ShardFromEnv. The model is AR(1) of dim 8 with -rho. Exit
+// status 0 on success, 1 on failure, 2 for invalid flags (as the flag
+// package's own errors): -shards below 1, -shard below 0 or not below the
+// shard count, a -devices entry that is not a number.
 package main
 
 import (
@@ -24,6 +27,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
@@ -59,11 +63,15 @@ type Block struct {
 type options struct {
 	chains, sweeps int
 	shard, shards  int
-	seed           uint64
-	rho            float64
-	out, merge     string
-	cpu            bool
-	devices        string
+	// shardSet and shardsSet: -shard and -shards were given; what was
+	// not comes from the environment.
+	shardSet, shardsSet bool
+	seed                uint64
+	rho                 float64
+	out, merge          string
+	cpu                 bool
+	devices             string
+	ordinals            []int // -devices, parsed
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.Getenv)) }
@@ -74,8 +82,8 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	var o options
 	fs.IntVar(&o.chains, "chains", 100000, "chains of the whole run")
 	fs.IntVar(&o.sweeps, "sweeps", 200, "sweeps from the start (x = 0)")
-	fs.IntVar(&o.shard, "shard", -1, "this shard's index (default: from the environment, else 0)")
-	fs.IntVar(&o.shards, "shards", 0, "shard count (default: from the environment, else 1)")
+	fs.IntVar(&o.shard, "shard", 0, "this shard's index, from 0 (default: from the environment, else 0)")
+	fs.IntVar(&o.shards, "shards", 0, "shard count, at least 1 (default: from the environment, else 1)")
 	fs.Uint64Var(&o.seed, "seed", 1, "stream seed")
 	fs.Float64Var(&o.rho, "rho", 0.9, "AR(1) correlation of the model")
 	fs.StringVar(&o.out, "out", "shard.json", "file to write the shard's moments to")
@@ -89,6 +97,10 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		fmt.Fprintf(stderr, "shard: unexpected argument %q: shard takes flags only\n", fs.Arg(0))
 		return 2
 	}
+	fs.Visit(func(f *flag.Flag) {
+		o.shardSet = o.shardSet || f.Name == "shard"
+		o.shardsSet = o.shardsSet || f.Name == "shards"
+	})
 	if err := o.check(); err != nil {
 		fmt.Fprintln(stderr, "shard:", err)
 		return 2
@@ -97,7 +109,14 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	if o.merge != "" {
 		err = mergeFiles(strings.Split(o.merge, ","), stdout)
 	} else {
-		err = sample(o, stderr, getenv)
+		var k, n int
+		var usage usageError
+		if k, n, err = o.shardOf(getenv); err == nil {
+			err = sample(o, k, n, stderr)
+		} else if errors.As(err, &usage) {
+			fmt.Fprintln(stderr, "shard:", err)
+			return 2
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "shard:", err)
@@ -106,9 +125,16 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	return 0
 }
 
-// check validates the flags that sampling uses (shard and shards are
-// checked with the environment's, by gibbsrt.Shard).
-func (o options) check() error {
+// usageError is an error of the flags (exit 2) that only the
+// environment's shard shows.
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
+// check validates the flags that sampling uses, each alone and -shard
+// against -shards where both are given (shardOf checks the rest with the
+// environment's shard).
+func (o *options) check() error {
 	if o.merge != "" {
 		return nil
 	}
@@ -119,8 +145,54 @@ func (o options) check() error {
 		return fmt.Errorf("-sweeps %d: the sweep count must be >= 0", o.sweeps)
 	case !(o.rho > -1 && o.rho < 1):
 		return fmt.Errorf("-rho %v: the AR(1) correlation must be in (-1, 1)", o.rho)
+	case o.shardsSet && o.shards < 1:
+		return fmt.Errorf("-shards %d: the shard count must be at least 1", o.shards)
+	case o.shardSet && o.shard < 0:
+		return fmt.Errorf("-shard %d: the shard index must be at least 0", o.shard)
+	case o.shardSet && o.shardsSet && o.shard >= o.shards:
+		return fmt.Errorf("-shard %d: the shard index must be below -shards (%d): from 0 to %d", o.shard, o.shards, o.shards-1)
+	}
+	o.ordinals = nil
+	for _, d := range strings.Split(o.devices, ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			v, err := strconv.Atoi(d)
+			if err != nil || v < 0 {
+				return fmt.Errorf("-devices %q: %q is not a GPU ordinal (an integer >= 0)", o.devices, d)
+			}
+			o.ordinals = append(o.ordinals, v)
+		}
 	}
 	return nil
+}
+
+// shardOf returns this process's shard k of n: -shard and -shards where
+// given, the rest from the job scheduler's environment
+// (gibbsrt.ShardFromEnv; shard 0 of 1 without one). A flag that does not
+// fit the environment's shard is a usageError; an environment that
+// gibbsrt.ShardFromEnv rejects is not.
+func (o options) shardOf(getenv func(string) string) (k, n int, err error) {
+	if o.shardSet && o.shardsSet {
+		return o.shard, o.shards, nil
+	}
+	ek, en, fromEnv, err := gibbsrt.ShardFromEnv(getenv)
+	if err != nil {
+		return 0, 0, err
+	}
+	where := "the environment's"
+	if !fromEnv {
+		where = "without -shards or a job array in the environment, it is 1"
+	}
+	switch {
+	case o.shardSet && o.shard >= en:
+		return 0, 0, usageError(fmt.Sprintf("-shard %d: the shard index must be below the shard count, %d (%s)", o.shard, en, where))
+	case o.shardsSet && ek >= o.shards:
+		return 0, 0, usageError(fmt.Sprintf("-shards %d: the shard count must be above the shard index, %d (the environment's)", o.shards, ek))
+	case o.shardSet:
+		return o.shard, en, nil
+	case o.shardsSet:
+		return ek, o.shards, nil
+	}
+	return ek, en, nil
 }
 
 // model is AR(1) with correlation rho: Q tridiagonal, unit marginals.
@@ -144,20 +216,8 @@ func model(rho float64) ([][]float64, []float64) {
 	return q, make([]float64, dim)
 }
 
-func sample(o options, stderr io.Writer, getenv func(string) string) error {
-	k, n := o.shard, o.shards
-	if k < 0 || n == 0 {
-		ek, en, _, err := gibbsrt.ShardFromEnv(getenv)
-		if err != nil {
-			return err
-		}
-		if k < 0 {
-			k = ek
-		}
-		if n == 0 {
-			n = en
-		}
-	}
+// sample runs shard k of n and writes its file.
+func sample(o options, k, n int, stderr io.Writer) error {
 	// Shards hold whole blocks of the run. With more shards than blocks,
 	// the last shards have none: they write a file without blocks, which
 	// merges like any other, so that a job array of fixed size can run a
@@ -210,17 +270,7 @@ func writeFile(path string, f File) error {
 func sweep(o options, x []float32, st gibbsrt.Stream, stderr io.Writer) error {
 	q, mu := model(o.rho)
 	if !o.cpu {
-		var devices []int
-		for _, d := range strings.Split(o.devices, ",") {
-			if d = strings.TrimSpace(d); d != "" {
-				var v int
-				if _, err := fmt.Sscan(d, &v); err != nil {
-					return fmt.Errorf("-devices %q: %v", o.devices, err)
-				}
-				devices = append(devices, v)
-			}
-		}
-		mg, err := gibbs8.NewMulti(devices...)
+		mg, err := gibbs8.NewMulti(o.ordinals...)
 		if gibbsrt.Fallback(err) { // as gibbs8.Open decides, for every GPU of the host
 			fmt.Fprintf(stderr, "shard: no GPU (%v); running the CPU twin\n", err)
 			o.cpu = true

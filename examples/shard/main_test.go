@@ -109,29 +109,71 @@ func TestMoreShardsThanBlocks(t *testing.T) {
 	}
 }
 
-// TestUsageErrors: invalid flags exit 2 with one line naming the flag and
-// the rule, and write nothing.
+// TestUsageErrors: invalid flags exit 2 with one line naming the flag,
+// its value and the rule, and write nothing; -shard and -shards are
+// checked alone, against each other, and against the environment's shard.
 func TestUsageErrors(t *testing.T) {
+	k8s := map[string]string{"JOB_COMPLETION_INDEX": "3", "GIBBSGEN_SHARDS": "4"}
 	for _, c := range []struct {
 		args []string
+		env  map[string]string
 		want string
 	}{
-		{[]string{"-chains", "1"}, "shard: -chains 1: the run needs at least 2 chains (the merge prints their variances)\n"},
-		{[]string{"-chains", "-5"}, "shard: -chains -5: the run needs at least 2 chains (the merge prints their variances)\n"},
-		{[]string{"-sweeps", "-1"}, "shard: -sweeps -1: the sweep count must be >= 0\n"},
-		{[]string{"-rho", "1"}, "shard: -rho 1: the AR(1) correlation must be in (-1, 1)\n"},
-		{[]string{"-rho", "NaN"}, "shard: -rho NaN: the AR(1) correlation must be in (-1, 1)\n"},
-		{[]string{"extra"}, "shard: unexpected argument \"extra\": shard takes flags only\n"},
+		{[]string{"-chains", "1"}, nil, "shard: -chains 1: the run needs at least 2 chains (the merge prints their variances)\n"},
+		{[]string{"-chains", "-5"}, nil, "shard: -chains -5: the run needs at least 2 chains (the merge prints their variances)\n"},
+		{[]string{"-sweeps", "-1"}, nil, "shard: -sweeps -1: the sweep count must be >= 0\n"},
+		{[]string{"-rho", "1"}, nil, "shard: -rho 1: the AR(1) correlation must be in (-1, 1)\n"},
+		{[]string{"-rho", "NaN"}, nil, "shard: -rho NaN: the AR(1) correlation must be in (-1, 1)\n"},
+		{[]string{"extra"}, nil, "shard: unexpected argument \"extra\": shard takes flags only\n"},
+		{[]string{"-shards", "0"}, nil, "shard: -shards 0: the shard count must be at least 1\n"},
+		{[]string{"-shards", "0"}, k8s, "shard: -shards 0: the shard count must be at least 1\n"},
+		{[]string{"-shards", "-2", "-shard", "0"}, nil, "shard: -shards -2: the shard count must be at least 1\n"},
+		{[]string{"-shard", "-1"}, nil, "shard: -shard -1: the shard index must be at least 0\n"},
+		{[]string{"-shard", "3", "-shards", "3"}, nil, "shard: -shard 3: the shard index must be below -shards (3): from 0 to 2\n"},
+		{[]string{"-shard", "1"}, nil, "shard: -shard 1: the shard index must be below the shard count, 1 (without -shards or a job array in the environment, it is 1)\n"},
+		{[]string{"-shard", "4"}, k8s, "shard: -shard 4: the shard index must be below the shard count, 4 (the environment's)\n"},
+		{[]string{"-shards", "3"}, k8s, "shard: -shards 3: the shard count must be above the shard index, 3 (the environment's)\n"},
+		{[]string{"-devices", "0,x"}, nil, "shard: -devices \"0,x\": \"x\" is not a GPU ordinal (an integer >= 0)\n"},
+		{[]string{"-devices", "-1"}, nil, "shard: -devices \"-1\": \"-1\" is not a GPU ordinal (an integer >= 0)\n"},
 	} {
 		out := filepath.Join(t.TempDir(), "shard.json")
 		var stdout, stderr bytes.Buffer
-		code := run(append([]string{"-cpu", "-out", out}, c.args...), &stdout, &stderr, func(string) string { return "" })
+		code := run(append([]string{"-cpu", "-out", out}, c.args...), &stdout, &stderr, func(k string) string { return c.env[k] })
 		if code != 2 || stderr.String() != c.want || stdout.Len() != 0 {
-			t.Errorf("shard %q: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, stdout.String(), stderr.String(), c.want)
+			t.Errorf("shard %q (environment %v): exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, c.env, code, stdout.String(), stderr.String(), c.want)
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("shard %q wrote %s", c.args, out)
 		}
+	}
+}
+
+// TestShardFlagsWithEnvironment: a flag given overrides the environment's
+// value, and the other comes from the environment; an environment that
+// gibbsrt.ShardFromEnv rejects is a failure (exit 1), not a usage error.
+func TestShardFlagsWithEnvironment(t *testing.T) {
+	k8s := map[string]string{"JOB_COMPLETION_INDEX": "1", "GIBBSGEN_SHARDS": "4"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "shard 1 of 4: "},
+		{[]string{"-shard", "2"}, "shard 2 of 4: "},
+		{[]string{"-shards", "2"}, "shard 1 of 2: "},
+		{[]string{"-shard", "0", "-shards", "1"}, "shard 0 of 1: "},
+	} {
+		out := filepath.Join(t.TempDir(), "shard.json")
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"-cpu", "-chains", "5000", "-sweeps", "1", "-out", out}, c.args...)
+		if code := run(args, &stdout, &stderr, func(k string) string { return k8s[k] }); code != 0 || !strings.HasPrefix(stderr.String(), c.want) {
+			t.Errorf("shard %q: exit %d, stderr %q; want exit 0 and %q...", c.args, code, stderr.String(), c.want)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	bad := map[string]string{"SLURM_ARRAY_TASK_ID": "x"}
+	code := run([]string{"-cpu", "-out", filepath.Join(t.TempDir(), "shard.json")}, &stdout, &stderr, func(k string) string { return bad[k] })
+	if want := "shard: gibbsrt: SLURM_ARRAY_TASK_ID=\"x\"; it must be an integer >= 0\n"; code != 1 || stderr.String() != want {
+		t.Errorf("a bad environment: exit %d, stderr %q; want exit 1 and %q", code, stderr.String(), want)
 	}
 }
 

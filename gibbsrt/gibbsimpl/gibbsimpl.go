@@ -43,15 +43,6 @@ func NewMulti[T gibbsrt.Float](m Module, devices ...int) (*gibbsrt.Multi[T], err
 	return newMulti[T]()(m, devices...)
 }
 
-// Open opens the module m on CUDA device 0, or, where there is no driver
-// or no device (gibbsrt.Fallback), makes the CPU twin of m's dimension, and
-// says which it chose: OpenWith with the runtime's own types.
-func Open[T gibbsrt.Float](m Module) (gibbsrt.Chains[T], gibbsrt.Choice, error) {
-	return OpenWith[T](
-		func(device int) (*gibbsrt.Sampler[T], error) { return NewSampler[T](m, device) },
-		func() *gibbsrt.Reference[T] { return gibbsrt.NewReference[T](m.Dim) })
-}
-
 // GPU is a GPU sampler as OpenWith needs it.
 type GPU[T gibbsrt.Float] interface {
 	gibbsrt.Chains[T]

@@ -56,15 +56,21 @@ func TestOpenWithChooses(t *testing.T) {
 	}
 }
 
-// TestOpenWithoutGPU: on a machine without a driver or device Open
+// TestOpenWithoutGPU: on a machine without a driver or device, OpenWith
+// with the runtime's constructors (what a generated package's Open passes)
 // returns the twin of the module's dim and says why; a module the runtime
 // cannot run is an error whatever the machine has.
 func TestOpenWithoutGPU(t *testing.T) {
-	if _, _, err := Open[float32](Module{Dim: 0, DType: "float32", Fatbin: []byte{1}, Kernels: []string{"gibbs_sweep_shared"}}); err == nil {
+	open := func(m Module) (gibbsrt.Chains[float32], gibbsrt.Choice, error) {
+		return OpenWith[float32](
+			func(device int) (*gibbsrt.Sampler[float32], error) { return NewSampler[float32](m, device) },
+			func() *gibbsrt.Reference[float32] { return gibbsrt.NewReference[float32](m.Dim) })
+	}
+	if _, _, err := open(Module{Dim: 0, DType: "float32", Fatbin: []byte{1}, Kernels: []string{"gibbs_sweep_shared"}}); err == nil {
 		t.Error("Open of a module of dim 0 succeeded")
 	}
 	m := Module{Dim: 5, DType: "float32", Fatbin: []byte("not a fatbin"), Kernels: []string{"gibbs_sweep_shared"}}
-	c, ch, err := Open[float32](m)
+	c, ch, err := open(m)
 	switch {
 	case err == nil && ch.Backend == gibbsrt.OnTwin:
 		r, ok := c.(*gibbsrt.Reference[float32])

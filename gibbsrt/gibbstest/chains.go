@@ -211,8 +211,8 @@ func sameError(a, b error) error {
 }
 
 func isMissing(err error) bool {
-	_, ok := errors.AsType[*gibbsrt.MissingKernelError](err)
-	return ok
+	var mk *gibbsrt.MissingKernelError
+	return errors.As(err, &mk)
 }
 
 // bitsOfAll is v's bit patterns, for comparing answers bit for bit.

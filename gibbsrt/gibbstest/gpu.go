@@ -704,7 +704,8 @@ func requireSameMoments(t testing.TB, a, b *mcstat.Moments) {
 // skipMissing skips t if err says the package lacks the kernel the test
 // needs (see gibbsrt.MissingKernelError).
 func skipMissing(t *testing.T, err error) {
-	if mk, ok := errors.AsType[*gibbsrt.MissingKernelError](err); ok {
+	var mk *gibbsrt.MissingKernelError
+	if errors.As(err, &mk) {
 		t.Skipf("the package has no %s: %v", mk.Kernel, err)
 	}
 }

@@ -239,7 +239,8 @@ func GPURelaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			// inside it and before it (stagedNormals' choice is by model).
 			placements := []*bool{nil}
 			if s == gibbsrt.Specialized {
-				placements = []*bool{new(false), new(true)}
+				no, yes := false, true
+				placements = []*bool{&no, &yes}
 			}
 			for _, staged := range placements {
 				name := fmt.Sprintf("%v ω=%.4g/%v", sc.Kind, gm.Omega, s)

@@ -90,9 +90,11 @@ func TestDriverLoadMissingLibrary(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, 64)
 	for i := range errs {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			_, errs[i] = loadDriverFrom(lib)
-		})
+		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
