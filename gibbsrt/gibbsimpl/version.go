@@ -13,7 +13,7 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 // package generated for an incompatible runtime fails to build at those lines,
 // whose comment tells the user to regenerate it.
 //
-// This runtime runs versions 7 to 9 (gibbsgen 0.7.0 to 0.10.0): a version
+// This runtime runs versions 7 to 9 (gibbsgen 0.7.0 to 0.11.0): a version
 // 7 package's per-model PTX has no GGZ marker and draws a pass's normals
 // inside the pass, and a version 7 or 8 package has no tiled exact-draw
 // kernel, so its exact samples come from its matrix kernel's _ext entry

@@ -84,6 +84,9 @@ static inline T gg_emu_shfl(T v, int src, int width) {
   std::memcpy(&r, &bits, sizeof(T));
   return r;
 }
+// __syncwarp waits for the warp's live lanes, the shuffle's barrier: the
+// kernels name in mask every lane of the warp that has not returned.
+static inline void __syncwarp(unsigned = 0xFFFFFFFFu) { gg_yield(2); }
 template <class T>
 static inline T __shfl_sync(unsigned, T v, int src, int width = 32) { return gg_emu_shfl(v, src, width); }
 

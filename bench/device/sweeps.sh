@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# One device call for the sequential strategies' sweeps (issue 28, item 2:
+# chain state in and out of a launch): the bench's sweeps of package
+# variants (VARIANTS: directories bin/_<v><dim>, "o" and "n" by default,
+# at DIMS), ncu of gibbs_sweep_shared's one-sweep launch at D=32, B=1M for
+# each variant, then the GPU suites (SUITES) of every test binary under
+# bin/. Everything is built on the development machine and carried as one
+# archive (docs/log/BENCHMARKS-runs.md, run 28, gives the commands); this
+# script only runs it. Its logs and JSON are written under $OUT/logs as
+# they finish, so that a call cut short still returns what ran.
+set -uo pipefail
+out=${OUT:-/tmp}/logs
+rm -rf "$out"
+mkdir -p "$out"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
+status=0
+run() {  # run NAME CMD...: the command's log in $out/NAME.log, its exit in the summary
+  local name=$1
+  shift
+  local t0=$SECONDS
+  "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  [ $rc -eq 0 ] || status=1
+  echo "$name: exit $rc, $((SECONDS - t0)) s, $(grep -c -- '^--- PASS\|^    --- PASS' "$out/$name.log") passes, $(grep -c -- '--- FAIL' "$out/$name.log") failures" | tee -a "$out/summary.txt"
+}
+for d in ${DIMS:-8 32 64 32f64}; do
+  for v in ${VARIANTS:-o n}; do
+    run "bench-$v$d" bin/gibbsbench -dims none -packages "bin/_$v$d" -batches 4096,1048576 -sweeps 1,100 -calls 0 \
+      -model-batches none -check-chains 1000 -repeats 20 -json "$out/bench-$v$d.json"
+  done
+done
+if [ "${NCU:-1}" = 1 ]; then
+  for v in ${VARIANTS:-o n}; do
+    run "ncu-${v}32" ncu --clock-control none -k regex:'gibbs_sweep_shared$' --launch-skip 3 --launch-count 1 \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats \
+      bin/gibbsbench -dims none -packages "bin/_${v}32" -batches 1048576 -sweeps 1 -calls 0 -model-batches none \
+      -check-chains 64 -repeats 2 -warmup 1
+  done
+fi
+suites=${SUITES:-'TestGPU'}
+if [ "${SKIP_SUITES:-0}" != 1 ]; then
+  for p in bin/*.test; do
+    case $p in bin/gibbsrt.test) ;; *) run "suite-$(basename "$p" .test)" "$p" -test.v -test.run "$suites" ;; esac
+  done
+  # gibbsrt's tests read their testdata from the package directory.
+  [ "${GIBBSRT:-1}" = 1 ] && run suite-gibbsrt bash -c 'cd gibbsrt && ../bin/gibbsrt.test -test.v'
+fi
+echo "== sweeps"
+for f in "$out"/bench-*.log; do echo "-- $(basename "$f" .log)"; grep -v '^ *$' "$f" | tail -n 30; done
+echo "== summary"
+cat "$out/summary.txt"
+exit $status
