@@ -10,18 +10,7 @@
 set -uo pipefail
 out=/tmp/devlogs
 rm -rf "$out"
-mkdir -p "$out"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
-status=0
-run() {  # run NAME CMD...: the command's log in $out/NAME.log, its exit in the summary
-  local name=$1
-  shift
-  local t0=$SECONDS
-  "$@" >"$out/$name.log" 2>&1
-  local rc=$?
-  [ $rc -eq 0 ] || status=1
-  echo "$name: exit $rc, $((SECONDS - t0)) s, $(grep -c -- '^--- PASS\|^    --- PASS' "$out/$name.log") passes, $(grep -c -- '--- FAIL' "$out/$name.log") failures" | tee -a "$out/summary.txt"
-}
+source "$(dirname "$0")/lib.sh"
 bench() {  # bench NAME PACKAGE BATCH
   run "bench-$1" bin/gibbsbench -dims none -packages "$2" -batches "$3" -sweeps 1 -calls 0 -model-batches none \
     -check-chains 64 -repeats 20 -json "$out/bench-$1.json"

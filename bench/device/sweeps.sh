@@ -11,18 +11,7 @@
 set -uo pipefail
 out=${OUT:-/tmp}/logs
 rm -rf "$out"
-mkdir -p "$out"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
-status=0
-run() {  # run NAME CMD...: the command's log in $out/NAME.log, its exit in the summary
-  local name=$1
-  shift
-  local t0=$SECONDS
-  "$@" >"$out/$name.log" 2>&1
-  local rc=$?
-  [ $rc -eq 0 ] || status=1
-  echo "$name: exit $rc, $((SECONDS - t0)) s, $(grep -c -- '^--- PASS\|^    --- PASS' "$out/$name.log") passes, $(grep -c -- '--- FAIL' "$out/$name.log") failures" | tee -a "$out/summary.txt"
-}
+source "$(dirname "$0")/lib.sh"
 for d in ${DIMS:-8 32 64 32f64}; do
   for v in ${VARIANTS:-o n}; do
     run "bench-$v$d" bin/gibbsbench -dims none -packages "bin/_$v$d" -batches 4096,1048576 -sweeps 1,100 -calls 0 \
