@@ -23,6 +23,10 @@ type blockData struct {
 	Shape  any
 }
 
+// PlainLoops reports whether the kernel's plain entry point loops over its
+// groups (kernels.Geometry.PlainLoops), as "true" or "false" for C++.
+func (b blockData) PlainLoops() bool { return b.Kernel.Launch(b.Dim, b.DType).PlainLoops }
+
 func newBlockData(d cudaData, k *kernels.Kernel) blockData {
 	b := blockData{cudaData: d, Kernel: k}
 	if k.Shape != nil {

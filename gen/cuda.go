@@ -41,6 +41,7 @@ var normal = normalData{
 type cudaData struct {
 	Version                                          string
 	Dim, Stride, Groups, Block, WarpsPerBlock, Lanes int
+	RowStride                                        int
 	MomentThreads, MomentTile, MomentTileBytes       int
 	BackwardGroups, ChebyshevStride                  int
 	ChebyshevShared                                  int
@@ -80,6 +81,7 @@ func (s *module) renderImage(name string, img image) (source, error) {
 		Version:         Version,
 		Dim:             s.Dim,
 		Stride:          kernels.Stride(s.Dim),
+		RowStride:       kernels.RowStride(s.Dim),
 		Groups:          (s.Dim + 3) / 4,
 		Block:           kernels.ThreadBlock,
 		WarpsPerBlock:   kernels.WarpsPerBlock,

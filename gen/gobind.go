@@ -301,6 +301,7 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 		jen.Id("Dim"):    jen.Id("Dim"),
 		jen.Id("DType"):  jen.Lit(string(s.dtype)),
 		jen.Id("Fatbin"): jen.Id("fatbin"),
+		jen.Id("ABI"):    jen.Lit(kernels.ABIVersion),
 	}
 	if b.PTX != nil {
 		f.Line()

@@ -50,11 +50,12 @@ var emuCases = []struct {
 	{72, kernels.Float32, true}, {129, kernels.Float32, true}, {68, kernels.Float64, true},
 }
 
-// emuGrid is the grid of an Ext launch over units units in the emulation:
-// an entry point that loops over its groups (Geometry.PerSM) gets at most
-// two blocks, so that a block runs several groups, as under a device's cap.
-func emuGrid(g kernels.Geometry, units int) int {
-	if g.PerSM > 0 {
+// emuGrid is the grid of a launch of entry point e over units units in the
+// emulation: an entry point that loops over its groups (Geometry.PerSM,
+// Loops, PlainLoops) gets at most two blocks, so that a block runs several
+// groups, as under a device's cap.
+func emuGrid(g kernels.Geometry, e kernels.Entry, units int) int {
+	if (e == kernels.EntryExt || g.Loops) && g.PerSM > 0 || e == kernels.EntryPlain && g.PlainLoops {
 		return min(g.Blocks(units), 2)
 	}
 	return g.Blocks(units)
@@ -110,7 +111,7 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 				}
 				starts = append(starts, x0)
 				x := d.Upload(x0)
-				d.Launch(r.k.Name, r.k.Launch(dim, s.dtype()).Blocks(r.chains), r.k.Launch(dim, s.dtype()).Threads,
+				d.Launch(r.k.Name, emuGrid(r.k.Launch(dim, s.dtype()), kernels.EntryPlain, r.chains), r.k.Launch(dim, s.dtype()).Threads,
 					x, uint64(r.chains), uint32(r.sweeps), st.Seed, st.Sweep, st.Chain)
 				d.Read(x)
 				// The traced entry point, from the same start.
@@ -135,7 +136,7 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 				chains := 2*g.PerBlock + 5
 				exactStart = make([]T, chains*dim)
 				x := d.Upload(exactStart)
-				d.Launch(exact.Ext, emuGrid(g, chains), g.Threads, x, uint64(chains), uint32(1), st.Seed, st.Sweep, st.Chain,
+				d.Launch(exact.Ext, emuGrid(g, kernels.EntryExt, chains), g.Threads, x, uint64(chains), uint32(1), st.Seed, st.Sweep, st.Chain,
 					uint32(kernels.MatrixExactKind), nil, nil, nil, uint32(0), uint64(0), uint64(0), nil, uint32(0))
 				d.Read(x)
 				exactReads = append(exactReads, exact.Ext+" kind 3")
@@ -149,7 +150,7 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 					tiledStart[i] = T(math.NaN())
 				}
 				x := d.Upload(tiledStart)
-				d.Launch(tiled.Name, emuGrid(g, chains), g.Threads, x, uint64(chains), st.Seed, st.Sweep, st.Chain)
+				d.Launch(tiled.Name, emuGrid(g, kernels.EntryExt, chains), g.Threads, x, uint64(chains), st.Seed, st.Sweep, st.Chain)
 				d.Read(x)
 				exactReads = append(exactReads, tiled.Name)
 			}
@@ -345,7 +346,7 @@ func extKernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large
 						}
 					}
 					ck.x = want
-					d.LaunchShared(k.Ext, emuGrid(k.Launch(dim, s.dtype()), chains), k.Launch(dim, s.dtype()).Threads, l.shared,
+					d.LaunchShared(k.Ext, emuGrid(k.Launch(dim, s.dtype()), kernels.EntryExt, chains), k.Launch(dim, s.dtype()).Threads, l.shared,
 						x, uint64(chains), uint32(sweeps), st.Seed, st.Sweep, st.Chain,
 						kind, cheb, prev, trace, thin, tc0, tcs, index, cols)
 					d.Read(x)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/gibbsgen/gibbsgen/gibbsrt/internal/impl"
 	"github.com/gibbsgen/gibbsgen/internal/cuda"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
@@ -145,10 +146,6 @@ func (s *Sampler[T]) launch(l cuda.Locked, k *kernels.Kernel, e kernels.Entry, u
 		return err
 	}
 	g := k.Launch(s.m.Dim, dtypeOf[T]())
-	blocks := g.Grid(e, units, s.sms)
-	if blocks > maxGridX {
-		return fmt.Errorf("gibbsrt: %d %s need %d blocks of kernel %s, over CUDA's grid limit %d", units, g.Unit, blocks, name, maxGridX)
-	}
 	if err := s.demand(l, k); err != nil {
 		return err
 	}
@@ -159,6 +156,16 @@ func (s *Sampler[T]) launch(l cuda.Locked, k *kernels.Kernel, e kernels.Entry, u
 			return err
 		}
 	}
+	resident := 0
+	if e == kernels.EntryPlain && g.PlainLoops && s.m.ABI >= impl.PlainLoopsABI {
+		if resident, err = s.residentBlocks(l, fn, g); err != nil {
+			return err
+		}
+	}
+	blocks := g.Grid(e, units, s.sms, resident)
+	if blocks > maxGridX {
+		return fmt.Errorf("gibbsrt: %d %s need %d blocks of kernel %s, over CUDA's grid limit %d", units, g.Unit, blocks, name, maxGridX)
+	}
 	shared := g.Shared
 	if vs.value("cheb") != 0 { // a Chebyshev launch
 		s.chebShared = 0
@@ -168,4 +175,19 @@ func (s *Sampler[T]) launch(l cuda.Locked, k *kernels.Kernel, e kernels.Entry, u
 		shared += s.chebShared
 	}
 	return l.LaunchOn(s.stream, fn, [3]uint32{uint32(blocks), 1, 1}, [3]uint32{uint32(g.Threads), 1, 1}, uint32(shared), args...)
+}
+
+// residentBlocks returns how many blocks of fn, a looping plain entry point
+// of geometry g, a multiprocessor holds at once, asked of the driver once
+// per function. It must run inside ctx.Do, with s.mu held.
+func (s *Sampler[T]) residentBlocks(l cuda.Locked, fn cuda.Function, g kernels.Geometry) (int, error) {
+	if n, ok := s.resident[fn]; ok {
+		return n, nil
+	}
+	n, err := l.ResidentBlocks(fn, g.Threads, g.Shared)
+	if err != nil {
+		return 0, err
+	}
+	s.resident[fn] = n
+	return n, nil
 }

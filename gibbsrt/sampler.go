@@ -23,6 +23,7 @@ type Sampler[T Float] struct {
 	fn       map[string]cuda.Function // by kernel name
 	have     []Strategy               // the module's strategies
 	sms      int                      // the device's multiprocessors, for Auto
+	resident map[cuda.Function]int    // blocks per multiprocessor of looping plain entry points (Geometry.PlainLoops)
 	scheme   Scheme                   // how sweeps update the chains
 	p        *plan[T]                 // the model under the scheme; nil before SetModel
 	strategy Strategy
@@ -78,7 +79,8 @@ func newSampler[T Float](m impl.Module, device int) (*Sampler[T], error) {
 	}
 	s := &Sampler[T]{
 		m: m, ctx: ctx, kernels: ks, fn: map[string]cuda.Function{}, chebChip: map[string]bool{}, sms: ctx.MultiprocessorCount(),
-		states: map[*DeviceState[T]]struct{}{}, hosts: map[*HostState[T]]struct{}{}, traces: map[*DeviceTrace[T]]struct{}{},
+		resident: map[cuda.Function]int{},
+		states:   map[*DeviceState[T]]struct{}{}, hosts: map[*HostState[T]]struct{}{}, traces: map[*DeviceTrace[T]]struct{}{},
 		specs: map[[32]byte]*specialization[T]{}, scheme: Plain,
 	}
 	if err := s.load(); err != nil {

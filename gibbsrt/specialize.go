@@ -463,6 +463,9 @@ func (s *Sampler[T]) evict() {
 			return
 		}
 		delete(s.specs, old.hash)
+		for i := range old.builds {
+			delete(s.resident, old.builds[i].fn) // a later module's function may get its handle
+		}
 		_ = s.ctx.Do(func(l cuda.Locked) error {
 			errs := []error{l.StreamSynchronize(s.stream)}
 			for _, m := range old.modules() {

@@ -172,8 +172,26 @@ func (e gpuEnv[T]) strategySweeps(t *testing.T) {
 				})
 			}
 		}
+		// Where a plain entry point's blocks loop over their groups
+		// (kernels.Geometry.PlainLoops), its grid is the blocks that fit
+		// at once: a batch of several such waves (at most 5 blocks of 128
+		// threads a multiprocessor at these dims, 132 multiprocessors on
+		// an H200) has every block sweep several groups.
+		if d <= loopDim {
+			const chains = 1<<18 + 3
+			t.Run(fmt.Sprintf("%v/B=%d/sweeps=1", s, chains), func(t *testing.T) {
+				if err := g.SetStrategy(s); err != nil {
+					t.Fatal(err)
+				}
+				requireSameSweeps(t, fmt.Sprintf("GPU %v vs CPU", s), g.Sweep, ref, randomState[T](rng, chains, d), 1, st, d)
+			})
+		}
 	}
 }
+
+// loopDim is the largest dim whose plain entry points may loop over their
+// groups (float32 rows of 9 to 64 values).
+const loopDim = 64
 
 // strategyTraces compares each strategy's traces, host and device, and
 // the device's moments with the twin's.

@@ -16,48 +16,49 @@ const driverLibrary = "libcuda.so.1"
 // pointers: purego passes them as addresses and keeps the (heap) objects
 // alive for the call.
 type driver struct {
-	cuInit                    func(flags uint32) Result
-	cuDriverGetVersion        func(version *int32) Result
-	cuGetErrorName            func(r Result, name **byte) Result
-	cuDeviceGetCount          func(count *int32) Result
-	cuDeviceGet               func(dev *int32, ordinal int32) Result
-	cuDeviceGetName           func(name *byte, length int32, dev int32) Result
-	cuDeviceGetAttribute      func(value *int32, attr int32, dev int32) Result
-	cuDevicePrimaryCtxRetain  func(ctx *uintptr, dev int32) Result
-	cuDevicePrimaryCtxRelease func(dev int32) Result
-	cuCtxSetCurrent           func(ctx uintptr) Result
-	cuCtxSynchronize          func() Result
-	cuModuleLoadData          func(mod *uintptr, image unsafe.Pointer) Result
-	cuCtxCreate               func(ctx *uintptr, flags uint32, dev int32) Result
-	cuLinkCreate              func(n uint32, opts *int32, vals *uintptr, state *uintptr) Result
-	cuLinkAddData             func(state uintptr, kind int32, data unsafe.Pointer, size uintptr, name *byte, n uint32, opts *int32, vals *uintptr) Result
-	cuLinkComplete            func(state uintptr, cubin *unsafe.Pointer, size *uintptr) Result
-	cuLinkDestroy             func(state uintptr) Result
-	cuModuleUnload            func(mod uintptr) Result
-	cuModuleGetFunction       func(f *uintptr, mod uintptr, name *byte) Result
-	cuModuleGetGlobal         func(ptr *uint64, bytes *uintptr, mod uintptr, name *byte) Result
-	cuFuncGetAttribute        func(value *int32, attr int32, f uintptr) Result
-	cuFuncSetAttribute        func(f uintptr, attr int32, value int32) Result
-	cuMemAlloc                func(ptr *uint64, bytes uintptr) Result
-	cuMemFree                 func(ptr uint64) Result
-	cuMemcpyHtoD              func(dst uint64, src unsafe.Pointer, bytes uintptr) Result
-	cuMemcpyDtoH              func(dst unsafe.Pointer, src uint64, bytes uintptr) Result
-	cuMemcpyDtoD              func(dst, src uint64, bytes uintptr) Result
-	cuMemsetD32               func(dst uint64, value uint32, count uintptr) Result
-	cuLaunchKernel            func(f uintptr, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedBytes uint32, stream uintptr, params, extra unsafe.Pointer) Result
-	cuEventCreate             func(e *uintptr, flags uint32) Result
-	cuEventRecord             func(e uintptr, stream uintptr) Result
-	cuEventSynchronize        func(e uintptr) Result
-	cuEventElapsedTime        func(ms *float32, start, end uintptr) Result
-	cuEventDestroy            func(e uintptr) Result
-	cuStreamCreate            func(s *uintptr, flags uint32) Result
-	cuStreamDestroy           func(s uintptr) Result
-	cuStreamSynchronize       func(s uintptr) Result
-	cuMemHostAlloc            func(p *unsafe.Pointer, bytes uintptr, flags uint32) Result
-	cuMemFreeHost             func(p unsafe.Pointer) Result
-	cuMemHostGetDevicePointer func(d *uint64, p unsafe.Pointer, flags uint32) Result
-	cuMemcpyHtoDAsync         func(dst uint64, src unsafe.Pointer, bytes uintptr, stream uintptr) Result
-	cuMemcpyDtoHAsync         func(dst unsafe.Pointer, src uint64, bytes uintptr, stream uintptr) Result
+	cuInit                                      func(flags uint32) Result
+	cuDriverGetVersion                          func(version *int32) Result
+	cuGetErrorName                              func(r Result, name **byte) Result
+	cuDeviceGetCount                            func(count *int32) Result
+	cuDeviceGet                                 func(dev *int32, ordinal int32) Result
+	cuDeviceGetName                             func(name *byte, length int32, dev int32) Result
+	cuDeviceGetAttribute                        func(value *int32, attr int32, dev int32) Result
+	cuDevicePrimaryCtxRetain                    func(ctx *uintptr, dev int32) Result
+	cuDevicePrimaryCtxRelease                   func(dev int32) Result
+	cuCtxSetCurrent                             func(ctx uintptr) Result
+	cuCtxSynchronize                            func() Result
+	cuModuleLoadData                            func(mod *uintptr, image unsafe.Pointer) Result
+	cuCtxCreate                                 func(ctx *uintptr, flags uint32, dev int32) Result
+	cuLinkCreate                                func(n uint32, opts *int32, vals *uintptr, state *uintptr) Result
+	cuLinkAddData                               func(state uintptr, kind int32, data unsafe.Pointer, size uintptr, name *byte, n uint32, opts *int32, vals *uintptr) Result
+	cuLinkComplete                              func(state uintptr, cubin *unsafe.Pointer, size *uintptr) Result
+	cuLinkDestroy                               func(state uintptr) Result
+	cuModuleUnload                              func(mod uintptr) Result
+	cuModuleGetFunction                         func(f *uintptr, mod uintptr, name *byte) Result
+	cuModuleGetGlobal                           func(ptr *uint64, bytes *uintptr, mod uintptr, name *byte) Result
+	cuFuncGetAttribute                          func(value *int32, attr int32, f uintptr) Result
+	cuFuncSetAttribute                          func(f uintptr, attr int32, value int32) Result
+	cuOccupancyMaxActiveBlocksPerMultiprocessor func(n *int32, f uintptr, blockSize int32, dynamicShared uintptr) Result
+	cuMemAlloc                                  func(ptr *uint64, bytes uintptr) Result
+	cuMemFree                                   func(ptr uint64) Result
+	cuMemcpyHtoD                                func(dst uint64, src unsafe.Pointer, bytes uintptr) Result
+	cuMemcpyDtoH                                func(dst unsafe.Pointer, src uint64, bytes uintptr) Result
+	cuMemcpyDtoD                                func(dst, src uint64, bytes uintptr) Result
+	cuMemsetD32                                 func(dst uint64, value uint32, count uintptr) Result
+	cuLaunchKernel                              func(f uintptr, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedBytes uint32, stream uintptr, params, extra unsafe.Pointer) Result
+	cuEventCreate                               func(e *uintptr, flags uint32) Result
+	cuEventRecord                               func(e uintptr, stream uintptr) Result
+	cuEventSynchronize                          func(e uintptr) Result
+	cuEventElapsedTime                          func(ms *float32, start, end uintptr) Result
+	cuEventDestroy                              func(e uintptr) Result
+	cuStreamCreate                              func(s *uintptr, flags uint32) Result
+	cuStreamDestroy                             func(s uintptr) Result
+	cuStreamSynchronize                         func(s uintptr) Result
+	cuMemHostAlloc                              func(p *unsafe.Pointer, bytes uintptr, flags uint32) Result
+	cuMemFreeHost                               func(p unsafe.Pointer) Result
+	cuMemHostGetDevicePointer                   func(d *uint64, p unsafe.Pointer, flags uint32) Result
+	cuMemcpyHtoDAsync                           func(dst uint64, src unsafe.Pointer, bytes uintptr, stream uintptr) Result
+	cuMemcpyDtoHAsync                           func(dst unsafe.Pointer, src uint64, bytes uintptr, stream uintptr) Result
 
 	// Symbol names actually bound where there is a choice, for messages.
 	releaseName string
@@ -128,6 +129,7 @@ func loadDriverFrom(library string) (*driver, error) {
 		{&d.cuModuleGetGlobal, []string{"cuModuleGetGlobal_v2"}, nil},
 		{&d.cuFuncGetAttribute, []string{"cuFuncGetAttribute"}, nil},
 		{&d.cuFuncSetAttribute, []string{"cuFuncSetAttribute"}, nil},
+		{&d.cuOccupancyMaxActiveBlocksPerMultiprocessor, []string{"cuOccupancyMaxActiveBlocksPerMultiprocessor"}, nil},
 		{&d.cuMemAlloc, []string{"cuMemAlloc_v2"}, nil},
 		{&d.cuMemFree, []string{"cuMemFree_v2"}, nil},
 		{&d.cuMemcpyHtoD, []string{"cuMemcpyHtoD_v2"}, nil},

@@ -86,6 +86,19 @@ func (c *Context) launchPacked(stream Stream, f Function, grid, block [3]uint32,
 	return check("cuLaunchKernel", r)
 }
 
+// ResidentBlocks returns how many blocks of f, of threads threads and
+// shared bytes of dynamic shared memory, a multiprocessor holds at once
+// (cuOccupancyMaxActiveBlocksPerMultiprocessor): a grid that loops over
+// its work is sized by it, so that no block waits for a second wave.
+func (o ops) ResidentBlocks(f Function, threads, shared int) (int, error) {
+	var n int32
+	err := o.run(func() error {
+		return check("cuOccupancyMaxActiveBlocksPerMultiprocessor",
+			o.c.drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, uintptr(f), int32(threads), uintptr(shared)))
+	})
+	return int(n), err
+}
+
 // AllowDynamicShared lets f's launches ask for bytes of dynamic shared
 // memory, where a block of f may have that much beside its static shared
 // memory on this device, and reports whether it may. Where it may not, it

@@ -114,6 +114,13 @@ type Geometry struct {
 	// as the Ext entry point does with PerSM, so that PerSM caps the grid
 	// of each.
 	Loops bool
+	// PlainLoops says that the plain entry point's blocks loop over their
+	// groups, as PerSM's do, while its warps copy their next group's rows
+	// into shared memory (gg_rows_loop in templates/sampler.cu.tmpl): its
+	// grid is capped at the blocks that fit on the multiprocessors at once,
+	// which the runtime asks the driver for, since a block that waited for
+	// a second wave would run all its groups late.
+	PlainLoops bool
 	// Tiles, if > 1, splits each group's outputs into tiles, a block (or a
 	// work item of a looping block) each: the grid counts groups × Tiles.
 	Tiles int
@@ -132,12 +139,17 @@ func (g Geometry) Blocks(units int) int {
 }
 
 // Grid returns the grid size of entry point e over units units on a device
-// of sms multiprocessors: Blocks, capped at PerSM per multiprocessor where
-// the entry point loops over its groups.
-func (g Geometry) Grid(e Entry, units, sms int) int {
+// of sms multiprocessors, each of which holds resident blocks of e at once
+// (0: unknown): Blocks, capped at PerSM per multiprocessor where the entry
+// point loops over its groups, and at resident where its plain entry point
+// does (PlainLoops).
+func (g Geometry) Grid(e Entry, units, sms, resident int) int {
 	b := g.Blocks(units)
 	if (e == EntryExt || g.Loops) && g.PerSM > 0 && sms > 0 {
 		b = min(b, g.PerSM*sms)
+	}
+	if e == EntryPlain && g.PlainLoops && resident > 0 && sms > 0 {
+		b = min(b, resident*sms)
 	}
 	return b
 }
@@ -156,6 +168,9 @@ func (g Geometry) String() string {
 		s += fmt.Sprintf(", at most %d blocks per multiprocessor, each looping over its work items (a group of %d and a tile)", g.PerSM, g.PerBlock)
 	case g.PerSM > 0:
 		s += fmt.Sprintf(", the _ext entry point's at most %d blocks per multiprocessor, each looping over its groups of %d", g.PerSM, g.PerBlock)
+	}
+	if g.PlainLoops {
+		s += ", the plain entry point's at most the blocks that fit on the multiprocessors at once, each looping over its groups"
 	}
 	if g.ChebyshevShared > 0 {
 		s += fmt.Sprintf(", a Chebyshev launch of the _ext entry point up to %d bytes of dynamic shared memory", g.ChebyshevShared)
@@ -288,6 +303,59 @@ const (
 	WarpsPerBlock = 4
 )
 
+// threadPerChainOf is the thread-per-chain kernels' geometry at dim in dt,
+// for a kernel whose plain entry point has other bytes of static shared
+// memory of its own (beside the normal table and the staging of its
+// stores): its plain entry point loops over its groups (rowLoops) where
+// its state's pipeline fits beside them, up to dim maxDim (0: no limit).
+func threadPerChainOf(other func(dim int, dt DType) int, maxDim int) func(int, DType) Geometry {
+	return func(dim int, dt DType) Geometry {
+		g := threadPerChain
+		g.PlainLoops = rowLoops(dim, dt, other(dim, dt)) && (maxDim == 0 || dim <= maxDim)
+		return g
+	}
+}
+
+// sharedLoopMax is the largest dim at which gibbs_sweep_shared's plain
+// entry point loops: above it, the loop's registers on top of a sweep
+// that already holds about 250 made ptxas spill at dims 36, 38, 40 and
+// 42 to 49 on sm_75 and sm_80 (make resources, run 29), and run 29
+// measured the gain only at dim 32.
+const sharedLoopMax = 32
+
+// RowStride is a row's length in the state's pipeline (gg_rows_next in
+// templates/sampler.cu.tmpl): with 16-byte vectors (dims that are
+// multiples of 4) an odd number of vectors, so that the 8 lanes of a
+// quarter warp reading a vector of their rows hit distinct banks; else an
+// odd number of elements.
+func RowStride(dim int) int {
+	switch {
+	case dim%4 != 0:
+		return dim | 1
+	case dim%8 != 0:
+		return dim + 8
+	}
+	return dim + 4
+}
+
+// rowLoops reports whether a thread-per-chain kernel's plain entry point
+// loops over its groups (Geometry.PlainLoops): at the dims whose rows it
+// stages through shared memory (float32 rows longer than a 32-byte sector,
+// dims 9 to 64; GG_STAGE_ROWS), where the pipeline's rows, the normal
+// table, the staging of its stores (9 values a thread) and other bytes of
+// its own fit in the 48 KB of static shared memory every target allows.
+func rowLoops(dim int, dt DType, other int) bool {
+	if dt != Float32 || dim*dt.Size() <= 32 {
+		return false
+	}
+	return other+ThreadBlock*(RowStride(dim)+9)*dt.Size()+NormalCells*16 <= 48<<10
+}
+
+// noShared and frameShared are a kernel's own static shared memory in its
+// plain entry point: none, or one frame of weights (gibbs_sweep_shared).
+func noShared(int, DType) int           { return 0 }
+func frameShared(dim int, dt DType) int { return dim * Stride(dim) * dt.Size() }
+
 var (
 	threadPerChain = Geometry{Unit: "chains", PerBlock: ThreadBlock, Threads: ThreadBlock}
 	warpPerChain   = Geometry{Unit: "chains", PerBlock: WarpsPerBlock, Threads: 32 * WarpsPerBlock, Note: "one warp per chain"}
@@ -379,8 +447,13 @@ var table = []Kernel{
 		Traced: "gibbs_sweep_const_trace", TracedParams: traceParams,
 		Ext: "gibbs_sweep_const_ext", ExtParams: extParams,
 		Strategy: ConstMemory, StrategyName: "const", GoName: "ConstMemory",
-		Doc:             "sweeps sweeps over x ([chains][dim] row-major, in place), one chain per thread, weights read from constant memory; chain j draws the normals of chain chain0+j at sweeps sweep0..sweep0+sweeps-1. The _trace kernel also records: after each sweep s with (s+1) % thin == 0, chains trace_chain0..trace_chain0+trace_chains-1 write coordinate i to column trace_index[i] (none if 0xFFFFFFFF) of their row of trace, [records][trace_chains][trace_cols]. The _ext kernel runs sweeps of kind (0 forward, 1 backward, 2 symmetric) with the over-relaxation of gibbs_keep; with cheb, each sweep is a Chebyshev iteration (cheb[5s..5s+4] = forward and backward noise factors, then the weights of the new iterate, the current one and prev, the previous one, [chains][dim], updated in place); with trace, it records as the _trace kernel does",
-		Params:          sweepParams,
+		Doc:    "sweeps sweeps over x ([chains][dim] row-major, in place), one chain per thread, weights read from constant memory; chain j draws the normals of chain chain0+j at sweeps sweep0..sweep0+sweeps-1. The _trace kernel also records: after each sweep s with (s+1) % thin == 0, chains trace_chain0..trace_chain0+trace_chains-1 write coordinate i to column trace_index[i] (none if 0xFFFFFFFF) of their row of trace, [records][trace_chains][trace_cols]. The _ext kernel runs sweeps of kind (0 forward, 1 backward, 2 symmetric) with the over-relaxation of gibbs_keep; with cheb, each sweep is a Chebyshev iteration (cheb[5s..5s+4] = forward and backward noise factors, then the weights of the new iterate, the current one and prev, the previous one, [chains][dim], updated in place); with trace, it records as the _trace kernel does",
+		Params: sweepParams,
+		// Its plain entry point does not loop (Geometry.PlainLoops): in
+		// gg_rows_loop it ran slower at dim 32 on an H100, a 100-sweep
+		// launch 2.5 times (355.8 → 878.6 µs a sweep at a million chains)
+		// and a one-sweep launch 1.26 times (885.9 → 1114.1); not
+		// investigated (docs/log/BENCHMARKS-runs.md, run 29).
 		Geometry:        threadPerChain,
 		ChebyshevOnChip: true,
 		Symbols:         []string{SymbolWeight, SymbolOffset, SymbolScale, SymbolKeep},
@@ -407,7 +480,7 @@ var table = []Kernel{
 		Strategy: SharedMemory, StrategyName: "shared", GoName: "SharedMemory",
 		Doc:             "as gibbs_sweep_const, weights staged from gibbs_weight_global into shared memory",
 		Params:          sweepParams,
-		Geometry:        threadPerChain,
+		GeometryOf:      threadPerChainOf(frameShared, sharedLoopMax),
 		ChebyshevOnChip: true,
 		Symbols:         []string{SymbolWeightG, SymbolOffset, SymbolScale, SymbolKeep},
 		Dims:            threadDims,
@@ -474,7 +547,7 @@ var table = []Kernel{
 		Strategy: Specialized, StrategyName: "model", GoName: "Specialized",
 		Doc:             "as gibbs_sweep_const with the model's coefficients in the instructions and its zero weights' fmas dropped. Shipped as PTX in which each coefficient is a marker on its own line of inline PTX: GGW_k (weight[k], k = j*stride+i), GGO_i (offset[i]), GGS_i (scale[i]); the host writes each as its float32 bits (0fXXXXXXXX), deletes the lines whose GGW_k is a zero weight, and has the driver compile the result (cuLinkCreate … cuLinkComplete in a context of its own, then cuModuleLoadData of the cubin)",
 		Params:          sweepParams,
-		Geometry:        threadPerChain,
+		GeometryOf:      threadPerChainOf(noShared, 0),
 		ChebyshevOnChip: true,
 		Dims:            threadDims,
 		// The runtime offers it to Auto only once the model's kernel is
@@ -700,4 +773,4 @@ func Choose(s Shape, have []Strategy) Strategy {
 // description that a generated package records (gibbsimpl.GenVersion). Bump
 // it when a change makes packages generated before it unusable with the
 // new runtime, or the reverse.
-const ABIVersion = 9
+const ABIVersion = 10

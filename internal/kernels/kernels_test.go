@@ -142,3 +142,31 @@ func TestTables(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainLoops pins where a plain entry point loops over its groups
+// through the state's pipeline: the specialized kernel at every float32
+// dim whose rows are staged (9 to 64), the shared one up to
+// sharedLoopMax, the constant-memory one and float64 never.
+func TestPlainLoops(t *testing.T) {
+	want := map[Strategy]func(int) bool{
+		Specialized:  func(d int) bool { return d >= 9 },
+		SharedMemory: func(d int) bool { return d >= 9 && d <= sharedLoopMax },
+		ConstMemory:  func(int) bool { return false },
+	}
+	for _, k := range All() {
+		w, ok := want[k.Strategy]
+		if !ok || k.Role != Sweep {
+			continue
+		}
+		for d := 1; d <= k.Dims[Float32]; d++ {
+			if got := k.Launch(d, Float32).PlainLoops; got != w(d) {
+				t.Errorf("%s at dim %d float32: PlainLoops = %v", k.Name, d, got)
+			}
+		}
+		for d := 1; d <= k.Dims[Float64]; d++ {
+			if k.Launch(d, Float64).PlainLoops {
+				t.Errorf("%s at dim %d float64 loops", k.Name, d)
+			}
+		}
+	}
+}

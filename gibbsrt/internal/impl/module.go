@@ -20,7 +20,17 @@ type Module struct {
 	Fatbin  []byte
 	PTX     []byte   // the per-model kernel with its coefficient markers, if the package has one
 	Kernels []string // entry points, rows of the kernel table
+	// ABI is the kernels.ABIVersion of the gibbsgen that wrote the
+	// package; 0 in packages from before version 10, which did not record
+	// it. What a kernel of the table does differs between versions where
+	// the runtime asks this (Geometry.PlainLoops: from 10).
+	ABI int
 }
+
+// PlainLoopsABI is the first version whose thread-per-chain plain entry
+// points loop over their groups (kernels.Geometry.PlainLoops): launched
+// with a capped grid, an older package's would leave chains unswept.
+const PlainLoopsABI = 10
 
 // Resolve resolves m.Kernels against the table and checks that the module
 // can run: a known dtype this runtime samples, every kernel known and
