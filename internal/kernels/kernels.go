@@ -359,7 +359,7 @@ var traceParams = append(append([]Param(nil), sweepParams...),
 )
 
 // extParams is the argument list of every Ext sweep entry point: a sweep
-// kernel's; the sweep kind (SweepKind); the Chebyshev coefficients and the
+// kernel's; the sweep kind (mixing.Sweep); the Chebyshev coefficients and the
 // previous iterates (both null outside Chebyshev acceleration); then the
 // trace (see gibbsrt.Trace for the layout; trace null records nothing).
 var extParams = append(append([]Param(nil), sweepParams...),
