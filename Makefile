@@ -35,7 +35,7 @@ test: setup
 	test -z "$$(gofmt -l . | tee /dev/stderr)"
 	$(GO) mod tidy -diff
 	$(GO) -C tools mod tidy -diff
-	$(GO) run ./internal/kernels/normalfit -check
+	$(GO) run ./gibbsrt/stream/internal/normalfit -check
 	$(GO) vet ./...
 	$(GO) tool -modfile=tools/go.mod staticcheck ./...
 	$(MAKE) cross

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"text/template"
 
+	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 	"github.com/gibbsgen/gibbsgen/templates"
 )
@@ -25,17 +26,17 @@ type source struct {
 type normalData struct {
 	StreamVersion, Cells, Segments, SegmentBits, DropBits int
 	Flip                                                  uint32
-	Table                                                 [kernels.NormalCells][kernels.NormalDegree + 1]uint32
+	Table                                                 [stream.NormalCells][stream.NormalDegree + 1]uint32
 }
 
 var normal = normalData{
-	StreamVersion: kernels.StreamVersion,
-	Cells:         kernels.NormalCells,
-	Segments:      1 << kernels.NormalSegmentBits,
-	SegmentBits:   kernels.NormalSegmentBits,
-	DropBits:      kernels.NormalDropBits,
-	Flip:          kernels.NormalFlip,
-	Table:         kernels.NormalTable,
+	StreamVersion: stream.Version,
+	Cells:         stream.NormalCells,
+	Segments:      1 << stream.NormalSegmentBits,
+	SegmentBits:   stream.NormalSegmentBits,
+	DropBits:      stream.NormalDropBits,
+	Flip:          stream.NormalFlip,
+	Table:         stream.NormalTable,
 }
 
 type cudaData struct {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
@@ -171,7 +172,7 @@ func (s *module) manifest(src, ptx source, b Build) Manifest {
 		State:       fmt.Sprintf("row-major [chains][dim] %s, updated in place", s.dtype),
 		Stream:      fmt.Sprintf("Philox4x32-10, key (seed lo, seed hi), counter (chain lo, chain hi, sweep lo, (sweep hi)<<16 | g), g = p/4 for position p of a forward pass, p/4 | %#x of a backward pass; one normal per word by the table-driven inverse CDF; see package gibbsrt/stream and the README", kernels.BackwardGroups),
 		Update:      updateDoc,
-		StreamV:     kernels.StreamVersion,
+		StreamV:     stream.Version,
 		NormalTable: normalTableHex(),
 		Targets:     b.Targets,
 		NVCC:        b.NVCC,
@@ -199,10 +200,10 @@ func (m Manifest) encode() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// normalTableHex is kernels.NormalTable as the manifest lists it.
+// normalTableHex is stream.NormalTable as the manifest lists it.
 func normalTableHex() []string {
-	out := make([]string, len(kernels.NormalTable))
-	for c, row := range kernels.NormalTable {
+	out := make([]string, len(stream.NormalTable))
+	for c, row := range stream.NormalTable {
 		out[c] = fmt.Sprintf("%08X %08X %08X %08X", row[0], row[1], row[2], row[3])
 	}
 	return out

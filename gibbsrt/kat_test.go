@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gibbsgen/gibbsgen/internal/kernels"
+	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
 )
 
 var updateKAT = flag.Bool("update", false, "rewrite testdata/sweeps.kat from the current twin")
@@ -132,7 +132,7 @@ func TestSweepKnownAnswers(t *testing.T) {
 	}
 	if *updateKAT {
 		var b strings.Builder
-		fmt.Fprintf(&b, "# Known answers of the twin's sweeps, stream version %d: the SHA-256 of a\n# case's output bits, then the case (kat_test.go). Renew with go test ./gibbsrt -run KnownAnswers -update.\n", kernels.StreamVersion)
+		fmt.Fprintf(&b, "# Known answers of the twin's sweeps, stream version %d: the SHA-256 of a\n# case's output bits, then the case (kat_test.go). Renew with go test ./gibbsrt -run KnownAnswers -update.\n", stream.Version)
 		for _, k := range slices.Sorted(maps.Keys(got)) {
 			fmt.Fprintf(&b, "%s %s\n", got[k], k)
 		}
@@ -152,8 +152,8 @@ func TestSweepKnownAnswers(t *testing.T) {
 			want[name] = sum
 		}
 	}
-	if !strings.Contains(string(data), fmt.Sprintf("stream version %d:", kernels.StreamVersion)) {
-		t.Errorf("%s is not for stream version %d", katPath, kernels.StreamVersion)
+	if !strings.Contains(string(data), fmt.Sprintf("stream version %d:", stream.Version)) {
+		t.Errorf("%s is not for stream version %d", katPath, stream.Version)
 	}
 	for _, k := range slices.Sorted(maps.Keys(got)) {
 		if w, ok := want[k]; !ok {

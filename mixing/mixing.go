@@ -5,7 +5,8 @@
 // that minimizes them, the integrated autocorrelation times of the
 // stationary chain (iat.go), Chebyshev acceleration (ssor.go), and where a
 // batch of chains started at one point is expected to cross a burn-in
-// threshold (curves.go). It is the host-side arithmetic of over-relaxed
+// threshold (curves.go). It is also the home of the sweep kinds (Sweep) and
+// of the runtime's ω-tuning policy (tune.go: Tune, ChooseOmega, Predict). It is the host-side arithmetic of over-relaxed
 // sampling (Adler 1981; Fox & Parker, Bernoulli 2017): the update
 //
 //	x_i ← (1−ω)·x_i + ω·m_i + sqrt(ω(2−ω))·z/√Q_ii,   0 < ω < 2,
@@ -22,23 +23,38 @@ import (
 	"math/cmplx"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
 // Sweep is the order of one sweep's coordinate updates: the runtime's
-// sweep kind (gibbsrt.SweepKind), one type for both.
-type Sweep = kernels.SweepKind
+// sweep kind too (gibbsrt.SweepKind is this type), and the kind argument
+// of the kernels' Ext entry points (docs/GUIDE.md, "Sweeps"). It lives
+// here, with the ω-tuning policy that depends on it, so that this package
+// needs nothing of the kernel table.
+type Sweep int
 
-// The sweeps.
+// The sweeps. Their values are the Ext entry points' kind argument (the
+// GG_* constants of templates/sampler.cu.tmpl): do not renumber them.
 const (
 	// Forward updates coordinates 0, 1, ..., dim−1.
-	Forward = kernels.Forward
-	// Backward updates dim−1, ..., 0.
-	Backward = kernels.Backward
+	Forward Sweep = iota
+	// Backward updates dim−1, ..., 0: a forward pass over the reversed
+	// coordinates (frame 1 of every table).
+	Backward
 	// Symmetric is a forward sweep then a backward one: a reversible chain.
-	Symmetric = kernels.Symmetric
+	Symmetric
 )
+
+func (k Sweep) String() string {
+	switch k {
+	case Forward:
+		return "forward"
+	case Backward:
+		return "backward"
+	case Symmetric:
+		return "symmetric"
+	}
+	return fmt.Sprintf("SweepKind(%d)", int(k)) // the runtime's name for the type
+}
 
 // Operator returns the mean-error operator G of one sweep with
 // over-relaxation omega: after the sweep, e' = G·e. With Q = D + L + U

@@ -4,8 +4,11 @@
 // a word into a normal (Normal, NormalCell, Normals4), and the roundings
 // of CUDA's __fmaf_rn, __fmul_rn, __fadd_rn and __fsqrt_rn (FMA32, Mul32,
 // Add32, Sqrt32). It is the reference definition: the CUDA templates
-// implement the same steps with the same constants, and gibbsrt's twin
-// and the tools that fit the transform's table use this package.
+// implement the same steps with the same constants, which gen takes from
+// here (Version, NormalTable and its geometry), and gibbsrt's twin and the
+// fitter of the table (gibbsrt/stream/internal/normalfit) use this
+// package. It imports nothing of the module, so that everything else can
+// import it.
 //
 // Every normal the samplers use is a pure function of (seed, chain, sweep,
 // coordinate), so results do not depend on launch shape, kernel strategy or
@@ -38,22 +41,27 @@
 // float(x) is exact (24 bits) and every fma is rounded once, so the GPU and
 // this package agree bit for bit. Each cubic approximates Φ⁻¹(1 − p) at the
 // mean p of the words that reach it, within 1.56 float32 ulp
-// (internal/kernels/normalfit fits the table; TestNormalAccuracy measures
-// every input). |z| ≤ Φ⁻¹(1 − 2⁻³³) ≈ 6.34, and the output is symmetric:
+// (gibbsrt/stream/internal/normalfit fits the table; TestNormalAccuracy
+// measures every input). |z| ≤ Φ⁻¹(1 − 2⁻³³) ≈ 6.34, and the output is symmetric:
 // Normal(w ^ 1<<31) = −Normal(w).
 package stream
 
 import (
 	"math"
 	"math/bits"
-
-	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
-// Version is the stream's version, which generated manifests
-// (stream_version) and the README name: any change to the numbers a (seed,
-// chain, sweep, coordinate) draws gets a new one.
-const Version = kernels.StreamVersion
+// Version names the random stream: Philox4x32-10 counters and keys and the
+// normal transform (normal.go, with its table), as this package and
+// docs/ARITHMETIC.md specify. Any change to the numbers a (seed, chain,
+// sweep, coordinate) draws gets a new version, which generated manifests
+// (stream_version) and the README name, and new known-answer tests.
+//
+// Version 1 turned pairs of words into normals by Box-Muller with Cephes'
+// float32 log, sin and cos. Version 2 turns each word into one normal by a
+// table-driven inverse CDF: about a third of the instructions, tails out to
+// 6.34 instead of 5.77.
+const Version = 2
 
 // PhiloxCounter returns the counter and key of (seed, chain, sweep, group)
 // as documented above.
@@ -70,9 +78,9 @@ func Normals4(seed, chain, sweep uint64, group int) [4]float32 {
 	return [4]float32{Normal(w[0]), Normal(w[1]), Normal(w[2]), Normal(w[3])}
 }
 
-// normalTable is kernels.NormalTable as float32 values.
-var normalTable = func() (t [kernels.NormalCells][kernels.NormalDegree + 1]float32) {
-	for c, row := range kernels.NormalTable {
+// normalTable is NormalTable as float32 values.
+var normalTable = func() (t [NormalCells][NormalDegree + 1]float32) {
+	for c, row := range NormalTable {
 		for k, b := range row {
 			t[c][k] = math.Float32frombits(b)
 		}
@@ -83,12 +91,12 @@ var normalTable = func() (t [kernels.NormalCells][kernels.NormalDegree + 1]float
 // NormalCell returns the table cell and the cubic's argument of word w's
 // normal: the integer part of the transform.
 func NormalCell(w uint32) (cell int, x uint32) {
-	const sb = kernels.NormalSegmentBits
+	const sb = NormalSegmentBits
 	q := w<<1 | 1
 	lz := bits.LeadingZeros32(q)
 	n := q << lz
-	x = n >> kernels.NormalDropBits & 0xFFFFFF
-	if q >= kernels.NormalFlip {
+	x = n >> NormalDropBits & 0xFFFFFF
+	if q >= NormalFlip {
 		x ^= 0xFFFFFF
 	}
 	return lz<<sb | int(n>>(31-sb)&(1<<sb-1)), x

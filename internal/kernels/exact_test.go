@@ -1,6 +1,10 @@
 package kernels
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
+)
 
 // TestExactShape: every dim's exact-draw shape is one the template can
 // run: whole Philox groups per slab, vector loads of a thread's normals
@@ -16,7 +20,7 @@ func TestExactShape(t *testing.T) {
 				t.Fatalf("%s dim %d: %+v: a slab or a register tile is not whole vectors", dt, dim, s)
 			case s.BN*s.Tiles < dim || s.BN*(s.Tiles-1) >= dim:
 				t.Fatalf("%s dim %d: %+v: %d tiles of %d do not cover the dim once", dt, dim, s, s.Tiles, s.BN)
-			case s.Shared > exactMaxShared || s.Shared+NormalCells*16 > 48<<10:
+			case s.Shared > exactMaxShared || s.Shared+stream.NormalCells*16 > 48<<10:
 				t.Fatalf("%s dim %d: %+v: %d bytes of shared memory", dt, dim, s, s.Shared)
 			case s.Threads != s.TX*s.TY || s.Threads > 256 || s.BM != s.TY*s.RM || s.BN != s.TX*s.RN:
 				t.Fatalf("%s dim %d: %+v: inconsistent", dt, dim, s)

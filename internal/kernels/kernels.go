@@ -7,15 +7,17 @@
 // block in templates/, and its tests (docs/CONTRIBUTING.md, "Adding a
 // strategy").
 //
-// The package is a leaf: it imports nothing of this module, so the
-// generator does not link the runtime and the runtime does not link the
-// generator.
+// The package imports nothing of this module but the stream
+// (gibbsrt/stream, a leaf), so the generator does not link the runtime and
+// the runtime does not link the generator.
 package kernels
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
 )
 
 // Strategy selects how a sweep runs on the GPU. Every strategy draws the
@@ -348,7 +350,7 @@ func rowLoops(dim int, dt DType, other int) bool {
 	if dt != Float32 || dim*dt.Size() <= 32 {
 		return false
 	}
-	return other+ThreadBlock*(RowStride(dim)+9)*dt.Size()+NormalCells*16 <= 48<<10
+	return other+ThreadBlock*(RowStride(dim)+9)*dt.Size()+stream.NormalCells*16 <= 48<<10
 }
 
 // noShared and frameShared are a kernel's own static shared memory in its
@@ -427,7 +429,7 @@ var traceParams = append(append([]Param(nil), sweepParams...),
 )
 
 // extParams is the argument list of every Ext sweep entry point: a sweep
-// kernel's; the sweep kind (SweepKind); the Chebyshev coefficients and the
+// kernel's; the sweep kind (mixing.Sweep); the Chebyshev coefficients and the
 // previous iterates (both null outside Chebyshev acceleration); then the
 // trace (see gibbsrt.Trace for the layout; trace null records nothing).
 var extParams = append(append([]Param(nil), sweepParams...),

@@ -14,10 +14,11 @@ import "fmt"
 // are drawn a tile of ZTile coordinates at a time into a small shared
 // buffer, so that shared memory grows with dim·Chains, not twice that.
 
-// MatrixSweepKind is the Ext entry point's kind that draws exact samples
+// MatrixExactKind is the Ext entry point's kind that draws exact samples
 // with the matrix strategy: x = mu + N_exact·z, the normals those of a
-// forward pass at the sweep (docs/ARITHMETIC.md, "Exact draws"). Other strategies
-// accept only Forward, Backward and Symmetric.
+// forward pass at the sweep (docs/ARITHMETIC.md, "Exact draws"). Other
+// strategies accept only the sweep kinds (mixing.Sweep: Forward, Backward
+// and Symmetric, 0 to 2).
 const MatrixExactKind = 3
 
 // MatrixFrames is the number of frames of the matrix tables c and N:

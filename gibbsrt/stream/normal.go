@@ -1,9 +1,9 @@
-package kernels
+package stream
 
 // The normal transform of stream version 2 (docs/ARITHMETIC.md, "The
-// random stream";
-// stream.Normal is its Go definition, templates/rng.cu.tmpl its device
-// code). A word w gives q = 2·(w mod 2³¹) + 1, the octave lz = clz(q), the
+// random stream"; Normal is its Go definition, templates/rng.cu.tmpl its
+// device code, which gen renders from these constants and NormalTable). A
+// word w gives q = 2·(w mod 2³¹) + 1, the octave lz = clz(q), the
 // normalized n = q << lz, the segment (the NormalSegmentBits bits below n's
 // top bit) and the 24-bit argument x below them. Cell lz·2^NormalSegmentBits
 // + segment holds a cubic in x; its value, with w's top bit as the sign, is
