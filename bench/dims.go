@@ -11,29 +11,16 @@ import (
 )
 
 var dimTable = []dimEntry{
-	{8, open(gibbs8.New)},
-	{32, open(gibbs32.New)},
-	{64, open(gibbs64.New)},
+	{8, gibbs8.New},
+	{32, gibbs32.New},
+	{64, gibbs64.New},
 }
 
-// dimEntry is one generated package: its dimension and a constructor that
-// returns its runtime sampler on a device ordinal.
+// dimEntry is one generated package: its dimension and its New, which
+// returns the runtime's sampler (a generated Sampler is an alias of it).
 type dimEntry struct {
 	dim        int
 	newSampler func(device int) (*gibbsrt.Sampler[float32], error)
-}
-
-// open adapts a generated package's New to dimEntry.newSampler.
-func open[S interface {
-	Runtime() *gibbsrt.Sampler[float32]
-}](newFn func(int) (S, error)) func(int) (*gibbsrt.Sampler[float32], error) {
-	return func(device int) (*gibbsrt.Sampler[float32], error) {
-		s, err := newFn(device)
-		if err != nil {
-			return nil, err
-		}
-		return s.Runtime(), nil
-	}
 }
 
 // lookupDim returns the table entry for dim.

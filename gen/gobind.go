@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -12,11 +13,9 @@ import (
 )
 
 const (
-	mcstatPath = "github.com/gibbsgen/gibbsgen/mcstat"
-	mixingPath = "github.com/gibbsgen/gibbsgen/mixing"
-	rtPath     = "github.com/gibbsgen/gibbsgen/gibbsrt"
-	implPath   = "github.com/gibbsgen/gibbsgen/gibbsrt/gibbsimpl"
-	testPath   = "github.com/gibbsgen/gibbsgen/gibbsrt/gibbstest"
+	rtPath   = "github.com/gibbsgen/gibbsgen/gibbsrt"
+	implPath = "github.com/gibbsgen/gibbsgen/gibbsrt/gibbsimpl"
+	testPath = "github.com/gibbsgen/gibbsgen/gibbsrt/gibbstest"
 )
 
 // Package is the complete set of files of one generated package.
@@ -111,8 +110,26 @@ func rt(name string) *jen.Statement { return jen.Qual(rtPath, name) }
 // impl names the contract with gibbsrt that generated code alone uses.
 func impl(name string) *jen.Statement { return jen.Qual(implPath, name) }
 
-// generic names gibbsrt's types that take the element type.
-var generic = map[string]bool{"DeviceState": true, "HostState": true, "DeviceTrace": true, "RunOptions": true, "Chains": true, "Reference": true}
+// wrap fills each paragraph of text (lines separated by a blank line) to
+// 73 columns, so that its comment lines end by column 76.
+func wrap(text string) string {
+	paras := strings.Split(text, "\n\n")
+	for i, p := range paras {
+		var lines []string
+		line := ""
+		for _, w := range strings.Fields(p) {
+			if line != "" && len(line)+1+len(w) > 73 {
+				lines, line = append(lines, line), w
+			} else if line != "" {
+				line += " " + w
+			} else {
+				line = w
+			}
+		}
+		paras[i] = strings.Join(append(lines, line), "\n")
+	}
+	return strings.Join(paras, "\n\n")
+}
 
 // lineComment renders text as // comment lines; jennifer would otherwise
 // wrap multi-line text in a /* */ block, which Go rarely uses for docs.
@@ -124,21 +141,6 @@ func lineComment(text string) string {
 	return strings.Join(lines, "\n")
 }
 
-// forward is one Sampler or Reference method that delegates to gibbsrt.
-type forward struct {
-	name, doc string
-	params    []jen.Code // parameter declarations
-	args      []jen.Code // arguments passed on
-	results   []jen.Code
-}
-
-var (
-	chebArgs = []jen.Code{jen.Id("x"), jen.Id("prev"), jen.Id("first"), jen.Id("iterations"), jen.Id("st")}
-	qParams  = []jen.Code{jen.Id("Q").Index().Index().Float64(), jen.Id("mu").Index().Float64()}
-	qArgs    = []jen.Code{jen.Id("Q"), jen.Id("mu")}
-	errRes   = []jen.Code{jen.Error()}
-)
-
 // elem is the Go element type of the spec's state.
 func elem(s *module) *jen.Statement {
 	if s.dtype == kernels.Float64 {
@@ -147,92 +149,17 @@ func elem(s *module) *jen.Statement {
 	return jen.Float32()
 }
 
-func sweepForward(s *module) forward {
-	return forward{"Sweep", fmt.Sprintf("Sweep runs sweeps Gibbs sweeps over x, the row-major [chains][%d] state,\nupdated in place. st names the random numbers drawn (see Stream); chains\n= 0 or sweeps = 0 is a no-op.", s.Dim),
-		[]jen.Code{jen.Id("x").Index().Add(elem(s)), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream")},
-		[]jen.Code{jen.Id("x"), jen.Id("sweeps"), jen.Id("st")}, errRes}
-}
-
-func traceForward(s *module) forward {
-	return forward{"SweepTrace", "SweepTrace is Sweep that also records states as tr says into out, a\nrow-major [records][traced chains][traced coordinates] array (see\ngibbsrt.Trace), and returns the number of records.",
-		[]jen.Code{jen.Id("x").Index().Add(elem(s)), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream"), jen.Id("tr").Id("Trace"), jen.Id("out").Index().Add(elem(s))},
-		[]jen.Code{jen.Id("x"), jen.Id("sweeps"), jen.Id("st"), jen.Id("tr"), jen.Id("out")}, []jen.Code{jen.Int(), jen.Error()}}
-}
-
-func noiseForward(s *module) forward {
-	return forward{"SweepNoise", fmt.Sprintf("SweepNoise is Sweep with caller-supplied normals: noise[(k*%d+i)*chains+c]\nis the normal for sweep k, coordinate i of chain c.", s.Dim),
-		[]jen.Code{jen.List(jen.Id("x"), jen.Id("noise")).Index().Add(elem(s)), jen.Id("sweeps").Int()},
-		[]jen.Code{jen.Id("x"), jen.Id("noise"), jen.Id("sweeps")}, errRes}
-}
-
-func exactForward(s *module) forward {
-	return forward{"DrawExact", fmt.Sprintf("DrawExact replaces each chain of x, the row-major [chains][%d] state, by\nan exact draw from N(mu, Q⁻¹), made with the normals of stream sweep\nst.Sweep (see gibbsrt.Reference.DrawExact): chains started so need no\nburn-in; sweep them from st.Sweep+1 on. %s", s.Dim, exactDoc(s)),
-		[]jen.Code{jen.Id("x").Index().Add(elem(s)), jen.Id("st").Id("Stream")},
-		[]jen.Code{jen.Id("x"), jen.Id("st")}, errRes}
-}
-
-func burninForward() forward {
-	return forward{"BurninIterations", "BurninIterations returns the Chebyshev iterations Run's automatic burn-in\nruns on the model: the least k that cuts the closed-form mean error\n(Q-norm) by tol from every start (0: gibbsrt.DefaultBurninTolerance; see\ngibbsrt.Sampler.BurninIterations).",
-		[]jen.Code{jen.Id("tol").Float64()}, []jen.Code{jen.Id("tol")}, []jen.Code{jen.Int(), jen.Error()}}
-}
-
-// runParams are Run's parameters with the state of type state.
-func runParams(state *jen.Statement) []jen.Code {
-	return []jen.Code{jen.Id("ctx").Qual("context", "Context"), jen.Id("x").Add(state), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream"), jen.Id("o").Id("RunOptions")}
-}
-
-var (
-	runArgs = []jen.Code{jen.Id("ctx"), jen.Id("x"), jen.Id("sweeps"), jen.Id("st"), jen.Id("o")}
-	runRes  = []jen.Code{jen.Id("RunResult"), jen.Error()}
-)
-
-// exactDoc says whether the package's GPU sampler can draw exactly: it
-// needs the Matrix strategy, which --strategy may have left out.
-func exactDoc(s *module) string {
-	for _, k := range s.all {
-		if k.Role == kernels.Sweep && k.Strategy == kernels.Matrix {
-			return "The GPU\ndraws them with the Matrix strategy."
-		}
-	}
-	return "This package\nwas generated without the Matrix strategy, which draws them on the GPU:\nit returns MissingKernelError (the twin, Reference, draws them)."
-}
-
-func schemeForward() forward {
-	return forward{"SetScheme", "SetScheme sets how later sweeps update the chains: forward, backward or\nsymmetric sweeps, and the over-relaxation ω (0 chooses it from the\nmodel). The default is plain Gibbs (gibbsrt.Plain).",
-		[]jen.Code{jen.Id("sc").Id("Scheme")}, []jen.Code{jen.Id("sc")}, errRes}
-}
-
-func mixingForward() forward {
-	return forward{"Mixing", "Mixing returns what the scheme predicts on the model: the ω in use, the\nmean error's rate per sweep, the sweeps to cut it 1000×, and the\nautocorrelation times of linear functionals and squared coordinates.",
-		nil, nil, []jen.Code{jen.Id("Mixing"), jen.Error()}}
-}
-
+// bindingFile is the package's Go: data (the module descriptor and its
+// embedded device code), aliases of gibbsrt's types in the package's
+// dtype, and the constructors. The samplers' methods are gibbsrt's own.
 func bindingFile(s *module, b Build, fatbinName string) *jen.File {
 	f := jen.NewFile(s.Package)
 	f.HeaderComment(header(s.Spec, b))
-	f.PackageComment(lineComment(fmt.Sprintf(`Package %s samples the %d-dimensional Gaussian N(mu, Q⁻¹) with a Gibbs
-sampler compiled for this dimension, on an NVIDIA GPU through the CUDA
-driver API, and on the CPU with a bit-identical twin (Reference).
+	f.PackageComment(lineComment(wrap(fmt.Sprintf(`Package %s samples the %d-dimensional Gaussian N(mu, Q⁻¹) with a Gibbs sampler compiled for this dimension: on an NVIDIA GPU (Sampler, New), and on the CPU with a twin that gives the same bits (Reference, NewReference). Open returns the GPU sampler on device 0 or, without a driver or device, the twin, and says which. The state of B chains is a row-major [B][%d]%s slice.
 
-The state of B chains is a row-major [B][%d]%s slice. One sweep updates
-coordinates 0..%d in turn from their full conditionals,
+Sampler, Reference and the other types here are gibbsrt's, in this package's element type: package gibbsrt documents their methods and the sweep's arithmetic, package gibbsrt/stream the random stream. This package holds the strategies %s; SetStrategy refuses the others.%s
 
-	x_i ← mu_i − (1/Q_ii)·Σ_{j≠i} Q_ij (x_j − mu_j) + z/√Q_ii,   z ~ N(0, 1),
-
-with the normals drawn by Philox4x32-10 from (seed, chain, sweep,
-coordinate), so results do not depend on launch shape, strategy or how
-sweeps are split into calls. SetScheme selects backward or symmetric
-sweeps and over-relaxation, and SweepChebyshev accelerates burn-in (see
-gibbsrt.Scheme). The stream is specified in package gibbsrt/stream, the
-update order and the rounding in package gibbsrt.
-
-Open returns the GPU sampler on device 0 (New) or, without a driver or
-device, the twin (NewReference), and says which; both are Chains, with
-the same methods and the same results.
-
-The GPU code (%s) was built for %s by nvcc %s.
-The driver library libcuda.so.1 is opened at run time: building this
-package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dtype, s.Dim-1, fatbinName, strings.Join(b.Targets, ", "), b.NVCC)))
+The GPU code (%s) was built for %s by nvcc %s. The driver library libcuda.so.1 is opened at run time: building this package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dtype, strategyList(s), missingDoc(s), fatbinName, strings.Join(b.Targets, ", "), b.NVCC))))
 	f.Anon("embed")
 	f.ImportName(rtPath, "gibbsrt")
 	f.ImportName(implPath, "gibbsimpl")
@@ -243,57 +170,7 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 
 	f.Comment("Dim is the dimension this package was generated for.")
 	f.Const().Id("Dim").Op("=").Lit(s.Dim)
-
-	f.Comment(lineComment("Stream names the random numbers a sweep draws: sweep k of a call\nupdates its chain j with the normals of chain Chain+j at sweep Sweep+k."))
-	f.Type().Id("Stream").Op("=").Add(rt("Stream"))
-	f.Comment("Strategy selects a GPU kernel; every strategy of a form gives the same result.")
-	f.Type().Id("Strategy").Op("=").Add(rt("Strategy"))
-	f.Comment(lineComment("The GPU strategies (see gibbsrt.Strategy). This package holds\n" + strategyList(s) + "; SetStrategy refuses the others."))
-	defs := []jen.Code{jen.Id("Auto").Op("=").Add(rt("Auto"))}
-	for _, k := range kernels.All() {
-		if k.Role == kernels.Sweep {
-			defs = append(defs, jen.Id(k.GoName).Op("=").Add(rt(k.GoName)))
-		}
-	}
-	f.Const().Defs(defs...)
-	f.Comment("The kinds of sweep (see gibbsrt.SweepKind).")
-	f.Const().Defs(
-		jen.Id("Forward").Op("=").Add(rt("Forward")),
-		jen.Id("Backward").Op("=").Add(rt("Backward")),
-		jen.Id("Symmetric").Op("=").Add(rt("Symmetric")),
-	)
-	f.Comment("Whether Run burns in first (see gibbsrt.Burnin).")
-	f.Const().Defs(
-		jen.Id("BurninNone").Op("=").Add(rt("BurninNone")),
-		jen.Id("BurninAuto").Op("=").Add(rt("BurninAuto")),
-	)
-	f.Comment(lineComment("The arithmetic of a sweep's passes, Scheme.Form (see gibbsrt.Form): the\nMatrix strategy runs the matrix form, every other strategy the\nsequential one."))
-	f.Const().Defs(
-		jen.Id("FormAuto").Op("=").Add(rt("FormAuto")),
-		jen.Id("FormSequential").Op("=").Add(rt("FormSequential")),
-		jen.Id("FormMatrix").Op("=").Add(rt("FormMatrix")),
-	)
-	reexports(f)
-
-	for _, a := range []struct{ name, doc string }{
-		{"Trace", "Trace selects the states a sweep call records (see gibbsrt.Trace)."},
-		{"DeviceState", "DeviceState is chain state kept on the device, for SweepDevice; make it\nwith NewDeviceState."},
-		{"HostState", "HostState is chain state in page-locked host memory that Sweep uses in\nplace; make it with NewHostState."},
-		{"DeviceTrace", "DeviceTrace holds the records of SweepDeviceTrace on the device; make\nit with NewDeviceTrace."},
-		{"RunOptions", "RunOptions configure Run: chunk size, automatic burn-in, trace, device\nmoments, progress."},
-		{"RunResult", "RunResult is what a Run did: its burn-in's Chebyshev iterations and its\nsweeps (see gibbsrt.RunResult)."},
-		{"Scheme", "Scheme is how sweeps update the chains: the order of each sweep's\ncoordinate updates and the over-relaxation ω (see gibbsrt.Scheme)."},
-		{"Mixing", "Mixing is what a scheme predicts on the model: the ω in use, the rate\nof the mean error and autocorrelation times (see gibbsrt.Mixing)."},
-		{"Chains", "Chains is what Sampler and Reference both offer, with the same argument\ntypes and the same bits (see gibbsrt.Chains); Open returns one."},
-		{"Reference", "Reference is the pure-Go twin of the GPU sampler: same stream, same\nupdate order, same rounding, so its states equal the GPU's bit for bit\n(see gibbsrt.Reference). Make it with NewReference."},
-	} {
-		f.Comment(lineComment(a.doc))
-		t := rt(a.name)
-		if generic[a.name] {
-			t = t.Types(elem(s))
-		}
-		f.Type().Id(a.name).Op("=").Add(t)
-	}
+	reexports(f, elem(s))
 
 	f.Comment("//go:embed " + fatbinName)
 	f.Var().Id("fatbin").Index().Byte()
@@ -304,15 +181,10 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 		jen.Id("ABI"):    jen.Lit(kernels.ABIVersion),
 	}
 	if b.PTX != nil {
-		f.Line()
-		f.Comment("ptx is the per-model kernel, specialized to each model at SetModel and")
-		f.Comment("compiled by the driver.")
-		f.Line()
-		f.Comment("//go:embed " + ptxName(s))
+		f.Comment(lineComment("ptx is the per-model kernel, specialized to each model at SetModel and\ncompiled by the driver.\n") + "\n//go:embed " + ptxName(s))
 		f.Var().Id("ptx").Index().Byte()
 		moduleDesc[jen.Id("PTX")] = jen.Id("ptx")
 	}
-
 	f.Comment("module describes the embedded device code to gibbsrt.")
 	var names []jen.Code
 	for _, k := range s.all {
@@ -321,105 +193,39 @@ package needs neither cgo nor the CUDA toolkit.`, s.Package, s.Dim, s.Dim, s.dty
 	moduleDesc[jen.Id("Kernels")] = jen.Index().String().Values(names...)
 	f.Var().Id("module").Op("=").Add(impl("Module")).Values(moduleDesc)
 
-	f.Comment(lineComment("Sampler runs the sampler on one GPU. Its methods are safe for concurrent\nuse; calls are serialized. Close releases it."))
-	f.Type().Id("Sampler").Struct(jen.Id("s").Op("*").Add(rt("Sampler").Types(elem(s))))
-
 	f.Comment(lineComment("New loads the sampler onto CUDA device ordinal device (0 for the first).\nWithout libcuda.so.1 or a device it returns an error that says which."))
 	f.Func().Id("New").Params(jen.Id("device").Int()).Params(jen.Op("*").Id("Sampler"), jen.Error()).Block(
-		jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(impl("NewSampler").Types(elem(s))).Call(jen.Id("module"), jen.Id("device")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Op("&").Id("Sampler").Values(jen.Id("s")), jen.Nil()),
+		jen.Return(impl("NewSampler").Types(elem(s)).Call(jen.Id("module"), jen.Id("device"))),
 	)
-
 	f.Comment(lineComment("NewMulti loads a sampler onto each of devices (every visible GPU if none\nis given); its calls split the chains across them and equal one\nsampler's results bit for bit (see gibbsrt.Multi)."))
 	f.Func().Id("NewMulti").Params(jen.Id("devices").Op("...").Int()).Params(jen.Op("*").Add(rt("Multi").Types(elem(s))), jen.Error()).Block(
 		jen.Return(impl("NewMulti").Types(elem(s)).Call(jen.Id("module"), jen.Id("devices").Op("..."))),
 	)
-
-	samplerMethods := []forward{
-		{"SetModel", fmt.Sprintf("SetModel validates the %d×%d precision matrix Q and the mean mu and uploads\nthem. Q must be symmetric (within gibbsrt.SymmetryTolerance), with a\npositive diagonal, and positive definite; each error names what failed.", s.Dim, s.Dim), qParams, qArgs, errRes},
-		schemeForward(),
-		mixingForward(),
-		{"SetStrategy", "SetStrategy overrides the kernel choice; Auto restores the default.",
-			[]jen.Code{jen.Id("st").Id("Strategy")}, []jen.Code{jen.Id("st")}, errRes},
-		{"Choose", "Choose returns the strategy Auto runs for a launch of sweeps sweeps over\nchains chains (see gibbsrt.Sampler.Choose).",
-			[]jen.Code{jen.List(jen.Id("chains"), jen.Id("sweeps")).Int()}, []jen.Code{jen.Id("chains"), jen.Id("sweeps")}, []jen.Code{jen.Id("Strategy")}},
-		sweepForward(s),
-		traceForward(s),
-		{"NewHostState", "NewHostState allocates page-locked host memory for chains chains: Sweep\non its X, or on whole chains of it, copies nothing. Close frees it, if\nFree has not.",
-			[]jen.Code{jen.Id("chains").Int()}, []jen.Code{jen.Id("chains")}, []jen.Code{jen.Op("*").Id("HostState"), jen.Error()}},
-		{"NewDeviceState", "NewDeviceState allocates device memory for chains chains, for SweepDevice.\nClose frees it, if Free has not.",
-			[]jen.Code{jen.Id("chains").Int()}, []jen.Code{jen.Id("chains")}, []jen.Code{jen.Op("*").Id("DeviceState"), jen.Error()}},
-		{"SweepDevice", "SweepDevice is Sweep on device-resident state. It returns once the work\nis queued; Synchronize, or the state's Download, waits for it.",
-			[]jen.Code{jen.Id("x").Op("*").Id("DeviceState"), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream")},
-			[]jen.Code{jen.Id("x"), jen.Id("sweeps"), jen.Id("st")}, errRes},
-		{"NewDeviceTrace", "NewDeviceTrace allocates device memory for records records of tr, for\nSweepDeviceTrace calls over chains chains.",
-			[]jen.Code{jen.Id("tr").Id("Trace"), jen.List(jen.Id("chains"), jen.Id("records")).Int()}, []jen.Code{jen.Id("tr"), jen.Id("chains"), jen.Id("records")}, []jen.Code{jen.Op("*").Id("DeviceTrace"), jen.Error()}},
-		{"SweepDeviceTrace", "SweepDeviceTrace is SweepDevice that also records states into t, from its\nfirst record on.",
-			[]jen.Code{jen.Id("x").Op("*").Id("DeviceState"), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream"), jen.Id("t").Op("*").Id("DeviceTrace")},
-			[]jen.Code{jen.Id("x"), jen.Id("sweeps"), jen.Id("st"), jen.Id("t")}, errRes},
-		{"TraceMoments", "TraceMoments reduces the last call's records in t on the device to their\ncount, mean and covariance (mcstat.Moments, mergeable across calls).",
-			[]jen.Code{jen.Id("t").Op("*").Id("DeviceTrace")}, []jen.Code{jen.Id("t")}, []jen.Code{jen.Op("*").Qual(mcstatPath, "Moments"), jen.Error()}},
-		{"Run", "Run runs sweeps sweeps on x in chunks, after an automatic burn-in if o\nasks for one, with progress reports, cancellation between chunks, and an\noptional trace whose records' moments it accumulates on the device (see\ngibbsrt.Sampler.Run). It returns what was done.",
-			runParams(jen.Op("*").Id("DeviceState")), runArgs, runRes},
-		burninForward(),
-		{"RunHost", "RunHost is Run on the host state x, copied to the device and back.",
-			runParams(jen.Index().Add(elem(s))), runArgs, runRes},
-		{"SweepChebyshev", "SweepChebyshev runs iterations Chebyshev-accelerated symmetric sweeps on\nthe host state x, with prev its previous iterates (as many chains), for\nburn-in; first is the index of the first iteration (0 to start, with\nprev equal to x). See gibbsrt.Sampler.SweepChebyshev.",
-			[]jen.Code{jen.List(jen.Id("x"), jen.Id("prev")).Index().Add(elem(s)), jen.List(jen.Id("first"), jen.Id("iterations")).Int(), jen.Id("st").Id("Stream")},
-			chebArgs, errRes},
-		{"SweepChebyshevDevice", "SweepChebyshevDevice is SweepChebyshev on device-resident states, queued.",
-			[]jen.Code{jen.List(jen.Id("x"), jen.Id("prev")).Op("*").Id("DeviceState"), jen.List(jen.Id("first"), jen.Id("iterations")).Int(), jen.Id("st").Id("Stream")},
-			chebArgs, errRes},
-		{"SweepMoments", "SweepMoments is Sweep that records states as tr says and returns their\ncount, mean and covariance, reduced on the device (see\ngibbsrt.Sampler.SweepMoments).",
-			[]jen.Code{jen.Id("x").Index().Add(elem(s)), jen.Id("sweeps").Int(), jen.Id("st").Id("Stream"), jen.Id("tr").Id("Trace")},
-			[]jen.Code{jen.Id("x"), jen.Id("sweeps"), jen.Id("st"), jen.Id("tr")}, []jen.Code{jen.Op("*").Qual(mcstatPath, "Moments"), jen.Error()}},
-		exactForward(s),
-		{"DrawExactDevice", "DrawExactDevice is DrawExact on device-resident state, queued. " + exactDoc(s),
-			[]jen.Code{jen.Id("x").Op("*").Id("DeviceState"), jen.Id("st").Id("Stream")},
-			[]jen.Code{jen.Id("x"), jen.Id("st")}, errRes},
-		{"Synchronize", "Synchronize waits for the queued work; a kernel's error surfaces here.", nil, nil, errRes},
-		{"Close", "Close releases the device resources. It is idempotent; any later call\nreturns ErrClosed.", nil, nil, errRes},
-		{"Dim", "Dim returns the dimension, Dim.", nil, nil, []jen.Code{jen.Int()}},
-		{"Scheme", "Scheme returns the scheme set.", nil, nil, []jen.Code{jen.Id("Scheme")}},
-		{"Chebyshev", "Chebyshev returns the schedule SweepChebyshev follows on the model.", nil, nil,
-			[]jen.Code{jen.Qual(mixingPath, "Chebyshev"), jen.Error()}},
-		{"Strategies", "Strategies returns the strategies this package holds, in table order.", nil, nil, []jen.Code{jen.Index().Id("Strategy")}},
-		{"Device", "Device returns the GPU the sampler runs on.", nil, nil, []jen.Code{jen.Id("Device")}},
-		{"Specialization", "Specialization reports the current model's per-model kernel: compiling,\nready or failed (and why), and what compiling it cost.", nil, nil, []jen.Code{jen.Id("Specialization")}},
-		{"WaitSpecialization", "WaitSpecialization waits until the current model's per-model kernel is\nready or has failed, and returns Specialization.", nil, nil, []jen.Code{jen.Id("Specialization")}},
-	}
-	// SweepNoise only where the package has its kernel (a chain per
-	// thread): elsewhere the method could only fail.
-	if hasRole(s, kernels.SweepNoise) {
-		samplerMethods = append(samplerMethods, noiseForward(s))
-	}
-	for _, m := range samplerMethods {
-		emitForward(f, "Sampler", "s", jen.Id("s").Dot("s"), m)
-	}
-	f.Comment(lineComment("Runtime returns the underlying gibbsrt sampler, the same one, for code\nwritten against gibbsrt's generic API (the test suites' among it)."))
-	f.Func().Params(jen.Id("s").Op("*").Id("Sampler")).Id("Runtime").Params().Op("*").Add(rt("Sampler").Types(elem(s))).Block(jen.Return(jen.Id("s").Dot("s")))
-
-	f.Comment(lineComment("NewReference returns the CPU twin of this package's sampler, with no model\nset."))
+	f.Comment("NewReference returns the CPU twin of this package's sampler, with no model set.")
 	f.Func().Id("NewReference").Params().Op("*").Id("Reference").Block(jen.Return(rt("NewReference").Types(elem(s)).Call(jen.Id("Dim"))))
 
 	f.Comment(lineComment("Open opens CUDA device 0 with New, or, where there is no driver or\ndevice, makes the CPU twin with NewReference; Choice says which, and\nwhy no GPU (see gibbsrt.Choice). Other errors of New are returned."))
 	f.Func().Id("Open").Params().Params(jen.Id("Chains"), jen.Id("Choice"), jen.Error()).Block(
 		jen.Return(impl("OpenWith").Types(elem(s)).Call(jen.Id("New"), jen.Id("NewReference"))))
-
-	f.Comment("Both samplers are Chains.")
-	f.Var().Defs(
-		jen.Id("_").Id("Chains").Op("=").Parens(jen.Op("*").Id("Sampler")).Parens(jen.Nil()),
-		jen.Id("_").Id("Chains").Op("=").Parens(jen.Op("*").Id("Reference")).Parens(jen.Nil()),
-	)
 	return f
 }
 
-func emitForward(f *jen.File, typ, recv string, target *jen.Statement, m forward) {
-	f.Comment(lineComment(m.doc))
-	f.Func().Params(jen.Id(recv).Op("*").Id(typ)).Id(m.name).Params(m.params...).Params(m.results...).Block(
-		jen.Return(target.Clone().Dot(m.name).Call(m.args...)),
-	)
+// missingDoc names the methods whose kernel the package lacks, which
+// fail with MissingKernelError on the GPU: SweepNoise's kernel runs a
+// chain per thread, and DrawExact needs the Matrix strategy, which
+// --strategy may leave out. The twin runs both.
+func missingDoc(s *module) string {
+	doc := ""
+	if !hasRole(s, kernels.SweepNoise) {
+		doc += " On the GPU, SweepNoise returns MissingKernelError: its kernel runs a chain per thread, which this dim exceeds."
+	}
+	if !slices.ContainsFunc(s.all, func(k *kernels.Kernel) bool { return k.Role == kernels.Sweep && k.Strategy == kernels.Matrix }) {
+		doc += " On the GPU, DrawExact and DrawExactDevice return MissingKernelError: they need the Matrix strategy."
+	}
+	if doc != "" {
+		doc += " The twin runs every method."
+	}
+	return doc
 }
 
 func testFile(s *module, b Build) *jen.File {
@@ -429,17 +235,13 @@ func testFile(s *module, b Build) *jen.File {
 	f.Comment("harness hands this package's samplers to the shared test suites.")
 	f.Func().Id("harness").Params().Qual(testPath, "Harness").Types(elem(s)).Block(
 		jen.Return(jen.Qual(testPath, "Harness").Types(elem(s)).Values(jen.Dict{
-			jen.Id("Dim"): jen.Id("Dim"),
-			jen.Id("NewReference"): jen.Func().Params().Qual(testPath, "CPUSampler").Types(elem(s)).Block(
-				jen.Return(jen.Id("NewReference").Call())),
-			jen.Id("NewGPU"): jen.Func().Params(jen.Id("device").Int()).Params(jen.Qual(testPath, "GPUSampler").Types(elem(s)), jen.Error()).Block(
-				jen.List(jen.Id("s"), jen.Err()).Op(":=").Id("New").Call(jen.Id("device")),
-				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-				jen.Return(jen.Id("s"), jen.Nil()),
-			),
-			jen.Id("Open"): jen.Id("Open"),
+			jen.Id("Dim"):          jen.Id("Dim"),
+			jen.Id("NewReference"): jen.Id("NewReference"),
+			jen.Id("NewGPU"):       jen.Id("New"),
+			jen.Id("Open"):         jen.Id("Open"),
 		})),
 	)
+	exampleOpen(f, s)
 	for _, t := range []struct{ name, suite, doc string }{
 		{"TestReference", "Reference", "CPU: stream, update order, argument checks."},
 		{"TestOpen", "Open", "Open: the GPU on device 0, or the twin with the reason without one."},
@@ -465,6 +267,44 @@ func testFile(s *module, b Build) *jen.File {
 		)
 	}
 	return f
+}
+
+// exampleOpen writes ExampleOpen: a small model on whichever sampler Open
+// chose, swept beside the twin. Its output is the comparison, not the
+// states, so that it holds on the GPU and on the twin, for every dim.
+func exampleOpen(f *jen.File, s *module) {
+	check := func(call jen.Code) jen.Code {
+		return jen.If(jen.Err().Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(jen.Qual("log", "Fatal").Call(jen.Err()))
+	}
+	state := func(name string) jen.Code {
+		return jen.Id(name).Op(":=").Make(jen.Index().Add(elem(s)), jen.Lit(4).Op("*").Id("Dim"))
+	}
+	st := jen.Id("Stream").Values(jen.Dict{jen.Id("Seed"): jen.Lit(1)})
+	f.Comment(lineComment("ExampleOpen samples a tridiagonal model on the GPU, or without one on\nthe CPU twin, and checks the states against the twin's: the same bits\neither way."))
+	f.Func().Id("ExampleOpen").Params().Block(
+		jen.List(jen.Id("s"), jen.Id("_"), jen.Err()).Op(":=").Id("Open").Call().Comment("the GPU, else the twin"),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Qual("log", "Fatal").Call(jen.Err())),
+		jen.Defer().Id("s").Dot("Close").Call(),
+		jen.Line(),
+		jen.List(jen.Id("Q"), jen.Id("mu")).Op(":=").List(jen.Make(jen.Index().Index().Float64(), jen.Id("Dim")), jen.Make(jen.Index().Float64(), jen.Id("Dim"))),
+		jen.For(jen.Id("i").Op(":=").Range().Id("Q")).Block(
+			jen.Id("Q").Index(jen.Id("i")).Op("=").Make(jen.Index().Float64(), jen.Id("Dim")),
+			jen.List(jen.Id("Q").Index(jen.Id("i")).Index(jen.Id("i")), jen.Id("mu").Index(jen.Id("i"))).Op("=").List(jen.Lit(2), jen.Lit(1)),
+			jen.If(jen.Id("i").Op(">").Lit(0)).Block(
+				jen.List(jen.Id("Q").Index(jen.Id("i")).Index(jen.Id("i").Op("-").Lit(1)), jen.Id("Q").Index(jen.Id("i").Op("-").Lit(1)).Index(jen.Id("i"))).Op("=").List(jen.Lit(-0.5), jen.Lit(-0.5)),
+			),
+		),
+		check(jen.Id("s").Dot("SetModel").Call(jen.Id("Q"), jen.Id("mu"))),
+		state("x").(*jen.Statement).Comment("4 chains, started at 0"),
+		check(jen.Id("s").Dot("Sweep").Call(jen.Id("x"), jen.Lit(10), st.Clone())),
+		jen.Line(),
+		jen.Id("twin").Op(":=").Id("NewReference").Call(),
+		check(jen.Id("twin").Dot("SetModel").Call(jen.Id("Q"), jen.Id("mu"))),
+		state("y"),
+		check(jen.Id("twin").Dot("Sweep").Call(jen.Id("y"), jen.Lit(10), st.Clone())),
+		jen.Qual("fmt", "Println").Call(jen.Lit("the twin's states:"), jen.Qual("slices", "Equal").Call(jen.Id("x"), jen.Id("y"))),
+		jen.Comment("Output: the twin's states: true"),
+	)
 }
 
 // strategyList names the package's strategies for its docs.

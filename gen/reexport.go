@@ -7,31 +7,58 @@ import (
 )
 
 // reexports declares in a generated package the gibbsrt types, constants
-// and errors its API speaks of, so that ordinary use needs no import of
-// gibbsrt. Each is an alias or the same value, so errors.Is and type
-// switches see gibbsrt's.
-func reexports(f *jen.File) {
-	decl := func(kind func() *jen.Statement, doc string, names []string) {
-		f.Comment(lineComment(doc))
-		var defs []jen.Code
+// and errors that ordinary use names, so that it needs no import of
+// gibbsrt; what a user reaches only through a method's result (Mixing,
+// Device, Specialization) or as a runtime-wide limit stays in gibbsrt.
+// Each is an alias or the same value, so errors.Is and type switches see
+// gibbsrt's.
+func reexports(f *jen.File, elem *jen.Statement) {
+	var types []jen.Code
+	for _, n := range []string{"Sampler", "Reference", "Chains", "DeviceState", "HostState", "DeviceTrace", "RunOptions"} {
+		types = append(types, jen.Id(n).Op("=").Add(rt(n).Types(elem.Clone())))
+	}
+	types = append(types, jen.Line())
+	for _, n := range []string{"Stream", "Trace", "Scheme", "SweepKind", "Tune", "Form", "RunResult", "Strategy", "Choice", "Backend", "ModelError", "MissingKernelError"} {
+		types = append(types, jen.Id(n).Op("=").Add(rt(n)))
+	}
+	f.Comment(lineComment("The samplers and their state in this package's element type (Sampler\nruns on one GPU, Reference is its CPU twin, and both are Chains), and\nthe types their methods take."))
+	f.Type().Defs(types...)
+
+	group := func(doc string, names ...string) []jen.Code {
+		defs := []jen.Code{jen.Comment(doc)}
 		for _, n := range names {
 			defs = append(defs, jen.Id(n).Op("=").Add(rt(n)))
 		}
-		kind().Defs(defs...)
+		return defs
 	}
-	alias := func(doc string, names ...string) { decl(f.Type, doc, names) }
-	same := func(kind func() *jen.Statement, doc string, names ...string) { decl(kind, doc, names) }
-	alias("Scheme's fields: the kind of sweep, what an automatic ω optimizes, and\nthe arithmetic (see gibbsrt.SweepKind, gibbsrt.Tune, gibbsrt.Form).", "SweepKind", "Tune", "Form")
-	same(f.Const, "What an automatic ω (Scheme.Omega = 0) optimizes (see gibbsrt.Tune).", "TuneMean", "TuneSquares", "TuneSampling")
-	same(f.Var, "Plain is plain Gibbs sampling, the default scheme: forward sweeps, ω = 1.", "Plain")
-	same(f.Const, "The limits and margins of the runtime's tuning and checks (see gibbsrt):\nthe largest dim whose ω is chosen by eigenanalysis, the Chebyshev\nschedule's margin on λmin, the most Chebyshev iterations, the burn-in\nbound of TuneSampling's ω, the automatic burn-in's default tolerance, the\nsymmetry tolerance of SetModel, and the largest sweep index of the stream.",
-		"AnalysisMaxDim", "ChebyshevMargin", "MaxChebyshevIterations", "SamplingBurnInFactor", "DefaultBurninTolerance", "SymmetryTolerance", "MaxSweepIndex")
-	alias("What Open chose and why (see gibbsrt.Choice), the GPU a Sampler runs on,\nand the state of its per-model kernel (see gibbsrt.Specialization).",
-		"Choice", "Backend", "Device", "Specialization", "SpecializationState")
-	same(f.Const, "The samplers Open chooses between (see gibbsrt.Backend).", "OnGPU", "OnTwin")
-	same(f.Const, "Where the per-model kernel stands (see gibbsrt.SpecializationState).", "NoSpecialization", "Compiling", "Ready", "Failed")
-	alias("The errors callers tell apart: a model SetModel refuses, and a call\nthat needs a kernel this package was generated without.", "ModelError", "MissingKernelError")
-	same(f.Var, "ErrClosed is returned by calls after Close; New's error wraps ErrNoDriver\nwithout libcuda.so.1 and ErrNoDevice without a device.", "ErrClosed", "ErrNoDriver", "ErrNoDevice")
+	strategies := []string{"Auto"}
+	for _, k := range kernels.All() {
+		if k.Role == kernels.Sweep {
+			strategies = append(strategies, k.GoName)
+		}
+	}
+	var consts []jen.Code
+	for i, g := range [][]jen.Code{
+		group("The strategies; the package doc says which this package holds.", strategies...),
+		group("Scheme's fields.", "Forward", "Backward", "Symmetric", "TuneMean", "TuneSquares", "TuneSampling", "FormAuto", "FormSequential", "FormMatrix"),
+		group("Whether Run burns in first.", "BurninNone", "BurninAuto"),
+		group("What Open chose.", "OnGPU", "OnTwin"),
+	} {
+		if i > 0 {
+			consts = append(consts, jen.Line())
+		}
+		consts = append(consts, g...)
+	}
+	f.Comment("The constants of those types (see each in gibbsrt).")
+	f.Const().Defs(consts...)
+
+	f.Comment(lineComment("Plain is the default scheme. New's error wraps ErrNoDriver without\nlibcuda.so.1 and ErrNoDevice without a device; calls after Close return\nErrClosed."))
+	f.Var().Defs(
+		jen.Id("Plain").Op("=").Add(rt("Plain")),
+		jen.Id("ErrClosed").Op("=").Add(rt("ErrClosed")),
+		jen.Id("ErrNoDriver").Op("=").Add(rt("ErrNoDriver")),
+		jen.Id("ErrNoDevice").Op("=").Add(rt("ErrNoDevice")),
+	)
 }
 
 // hasRole reports whether the package holds a kernel of role r.

@@ -143,6 +143,14 @@ func (s *Sampler[T]) Dim() int { return s.m.Dim }
 // Strategies returns the strategies the module holds, in table order.
 func (s *Sampler[T]) Strategies() []Strategy { return append([]Strategy(nil), s.have...) }
 
+// Runtime returns s. Generated packages up to gibbsgen 0.11.0 wrapped
+// *Sampler[T] in a Sampler of their own, whose Runtime returned it; now
+// their Sampler is an alias of this type, and Runtime stays so that code
+// written against them builds unchanged.
+//
+// Deprecated: s is the runtime's sampler; use it directly.
+func (s *Sampler[T]) Runtime() *Sampler[T] { return s }
+
 // Device describes the GPU a sampler runs on.
 type Device struct {
 	Name            string // e.g. "NVIDIA H200"

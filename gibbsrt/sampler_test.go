@@ -184,3 +184,18 @@ func TestExactKernelChoice(t *testing.T) {
 		t.Errorf("module without the matrix strategy: %v, want MissingKernelError for gibbs_sweep_matrix", err)
 	}
 }
+
+// TestSweepNoiseWithoutItsKernel: in a package without the noise kernel
+// (dims beyond a chain per thread's) SweepNoise is there and returns
+// MissingKernelError, as a generated Sampler, an alias of this type, must.
+func TestSweepNoiseWithoutItsKernel(t *testing.T) {
+	ks, err := impl.Module{Dim: 8, DType: "float32", Fatbin: []byte{1}, Kernels: []string{"gibbs_sweep_tile"}}.Resolve(kernels.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Sampler[float32]{m: impl.Module{Dim: 8}, kernels: ks, p: &plan[float32]{}}
+	var mk *MissingKernelError
+	if err := s.SweepNoise(make([]float32, 8), make([]float32, 8), 1); !errors.As(err, &mk) || mk.Kernel != "gibbs_sweep_noise" {
+		t.Errorf("SweepNoise without its kernel: %v, want MissingKernelError for gibbs_sweep_noise", err)
+	}
+}

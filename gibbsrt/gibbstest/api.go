@@ -26,8 +26,7 @@ const gpuAPICases = 600
 // the others (Choose, Strategies, Dim, Module, Device, Scheme, ...) do not
 // panic. It opens its own sampler and skips without a device.
 func GPUAPI[T gibbsrt.Float](t *testing.T, h Harness[T]) {
-	g := OpenGPU(t, h)
-	rt := g.Runtime()
+	rt := OpenGPU(t, h)
 	d := h.Dim
 	rng := rand.New(rand.NewPCG(uint64(d), 19))
 	m := AR1(d, 0.5, NonzeroMean(d))

@@ -17,9 +17,8 @@ import (
 // mu + 10 sd; the counts and the progress reports agree too; and a Run
 // that switches to forward sweeps at TuneSampling's ω after the burn-in
 // (RunOptions.Sampling).
-func gpuRunBurnin[T gibbsrt.Float](t *testing.T, h Harness[T], g GPUSampler[T]) {
+func gpuRunBurnin[T gibbsrt.Float](t *testing.T, h Harness[T], g *gibbsrt.Sampler[T]) {
 	d := h.Dim
-	rt := g.Runtime()
 	const rho = 0.95
 	m := AR1(d, rho, NonzeroMean(d))
 	sc := gibbsrt.Scheme{Kind: gibbsrt.Symmetric}
@@ -59,7 +58,7 @@ func gpuRunBurnin[T gibbsrt.Float](t *testing.T, h Harness[T], g GPUSampler[T]) 
 			if err := g.SetStrategy(s); err != nil {
 				t.Fatal(err)
 			}
-			ds, err := rt.NewDeviceState(chains)
+			ds, err := g.NewDeviceState(chains)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +68,7 @@ func gpuRunBurnin[T gibbsrt.Float](t *testing.T, h Harness[T], g GPUSampler[T]) 
 			}
 			var last gibbsrt.RunResult
 			reports := 0
-			res, err := rt.Run(ctx, ds, sweeps, st, gibbsrt.RunOptions[T]{Burnin: gibbsrt.BurninAuto, Chunk: 5,
+			res, err := g.Run(ctx, ds, sweeps, st, gibbsrt.RunOptions[T]{Burnin: gibbsrt.BurninAuto, Chunk: 5,
 				Progress: func(done, total gibbsrt.RunResult) {
 					if total != wres {
 						t.Errorf("progress total %+v, want %+v", total, wres)
@@ -90,7 +89,7 @@ func gpuRunBurnin[T gibbsrt.Float](t *testing.T, h Harness[T], g GPUSampler[T]) 
 			requireEqual(t, "Run with burn-in on device state vs the twin's Run", got, want, d)
 
 			got = slices.Clone(x0)
-			res, err = rt.RunHost(ctx, got, sweeps, st, gibbsrt.RunOptions[T]{Burnin: gibbsrt.BurninAuto, Chunk: 3})
+			res, err = g.RunHost(ctx, got, sweeps, st, gibbsrt.RunOptions[T]{Burnin: gibbsrt.BurninAuto, Chunk: 3})
 			if err != nil || res != wres {
 				t.Fatalf("RunHost: %+v, %v; the twin's %+v", res, err, wres)
 			}
@@ -99,7 +98,7 @@ func gpuRunBurnin[T gibbsrt.Float](t *testing.T, h Harness[T], g GPUSampler[T]) 
 			// One Run that samples under another scheme after the burn-in
 			// (RunOptions.Sampling), against the twin's; both keep it.
 			got = slices.Clone(x0)
-			res, err = rt.RunHost(ctx, got, sweeps, st, gibbsrt.RunOptions[T]{Burnin: gibbsrt.BurninAuto, Chunk: 4, Sampling: &sampling})
+			res, err = g.RunHost(ctx, got, sweeps, st, gibbsrt.RunOptions[T]{Burnin: gibbsrt.BurninAuto, Chunk: 4, Sampling: &sampling})
 			if err != nil || res != wres {
 				t.Fatalf("RunHost with Sampling: %+v, %v; the twin's %+v", res, err, wres)
 			}

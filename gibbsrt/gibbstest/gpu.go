@@ -17,7 +17,7 @@ import (
 
 // OpenGPU opens device 0 (or $GIBBSGEN_DEVICE), skipping the test when there
 // is no driver library or no device.
-func OpenGPU[T gibbsrt.Float](t testing.TB, h Harness[T]) GPUSampler[T] {
+func OpenGPU[T gibbsrt.Float](t testing.TB, h Harness[T]) *gibbsrt.Sampler[T] {
 	t.Helper()
 	dev := 0
 	if s := os.Getenv("GIBBSGEN_DEVICE"); s != "" {
@@ -41,8 +41,8 @@ func OpenGPU[T gibbsrt.Float](t testing.TB, h Harness[T]) GPUSampler[T] {
 // strategies returns the strategies of the sequential form that g's
 // package holds. Every one runs in the suites; a package generated without
 // some tests what it has. Matrix, the matrix form's, has GPUMatrix.
-func strategies[T gibbsrt.Float](g GPUSampler[T]) []gibbsrt.Strategy {
-	return slices.DeleteFunc(g.Runtime().Strategies(), func(s gibbsrt.Strategy) bool { return s == gibbsrt.Matrix })
+func strategies[T gibbsrt.Float](g *gibbsrt.Sampler[T]) []gibbsrt.Strategy {
+	return slices.DeleteFunc(g.Strategies(), func(s gibbsrt.Strategy) bool { return s == gibbsrt.Matrix })
 }
 
 // checkTrace runs SweepTrace of tr on the GPU and the twin from x0 and
@@ -71,7 +71,6 @@ func checkTrace[T gibbsrt.Float](t *testing.T, g, ref interface {
 func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	g := OpenGPU(t, h)
 	d := h.Dim
-	rt := g.Runtime()
 	rng := rand.New(rand.NewPCG(uint64(d), 3))
 	m := RandomSPD(d, 100, rng, NonzeroMean(d))
 	if err := g.SetModel(m.Rows(), m.Mu); err != nil {
@@ -81,7 +80,7 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	// High words set in every counter field exercise the 64-bit paths.
 	st := gibbsrt.Stream{Seed: 0xfedcba9876543210, Sweep: 1<<40 + 11, Chain: 1<<33 + 5}
 
-	e := gpuEnv[T]{g: g, rt: rt, ref: ref, rng: rng, st: st, d: d}
+	e := gpuEnv[T]{g: g, ref: ref, rng: rng, st: st, d: d}
 	t.Run("PhiloxKnownAnswers", e.philoxKnownAnswers)
 	t.Run("Transform", e.transform)
 	t.Run("Normals", e.normals)
@@ -105,9 +104,8 @@ func GPU[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 // model, the stream and one rng, from which the subtests draw in turn (so
 // they run in GPU's order).
 type gpuEnv[T gibbsrt.Float] struct {
-	g   GPUSampler[T]
-	rt  *gibbsrt.Sampler[T]
-	ref CPUSampler[T]
+	g   *gibbsrt.Sampler[T]
+	ref *gibbsrt.Reference[T]
 	rng *rand.Rand
 	st  gibbsrt.Stream
 	d   int
@@ -116,11 +114,11 @@ type gpuEnv[T gibbsrt.Float] struct {
 // philoxKnownAnswers checks the device's Philox4x32-10 against Random123's
 // known answers.
 func (e gpuEnv[T]) philoxKnownAnswers(t *testing.T) {
-	rt := e.rt
+	g := e.g
 	ctr := [][4]uint32{{0, 0, 0, 0}, {^uint32(0), ^uint32(0), ^uint32(0), ^uint32(0)}, {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}}
 	key := [][2]uint32{{0, 0}, {^uint32(0), ^uint32(0)}, {0xa4093822, 0x299f31d0}}
 	want := [][4]uint32{{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}, {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}, {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}}
-	got, err := hooks(rt).Philox(ctr, key)
+	got, err := hooks(g).Philox(ctr, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,24 +131,24 @@ func (e gpuEnv[T]) philoxKnownAnswers(t *testing.T) {
 
 // transform compares the device's normal transform with stream.Normal.
 func (e gpuEnv[T]) transform(t *testing.T) {
-	rt := e.rt
+	g := e.g
 	// Both ends of the word range and the sign change; every word with
 	// GIBBSGEN_NORMALS=full.
 	if fullNormals() {
-		CheckTransform(t, hooks(rt), 0, 1<<32)
+		CheckTransform(t, hooks(g), 0, 1<<32)
 		t.Log("device transform equals stream.Normal on all 2^32 words")
 		return
 	}
 	for _, first := range []uint32{0, 1<<31 - 1<<21, 1<<32 - 1<<21} {
-		CheckTransform(t, hooks(rt), first, 1<<22)
+		CheckTransform(t, hooks(g), first, 1<<22)
 	}
 }
 
 // normals compares the device's normals with the stream the twin draws.
 func (e gpuEnv[T]) normals(t *testing.T) {
-	rt, st, d := e.rt, e.st, e.d
+	g, st, d := e.g, e.st, e.d
 	const chains, sweeps = 1000, 3
-	got, err := hooks(rt).Normals(chains, sweeps, st)
+	got, err := hooks(g).Normals(chains, sweeps, st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +194,7 @@ const loopDim = 64
 // strategyTraces compares each strategy's traces, host and device, and
 // the device's moments with the twin's.
 func (e gpuEnv[T]) strategyTraces(t *testing.T) {
-	g, rt, ref, rng, st, d := e.g, e.rt, e.ref, e.rng, e.st, e.d
+	g, ref, rng, st, d := e.g, e.ref, e.rng, e.st, e.d
 	for _, s := range strategies(g) {
 		t.Run(fmt.Sprintf("%v/Trace", s), func(t *testing.T) {
 			// Thin 3 from a sweep index that is not a multiple of it, a
@@ -222,12 +220,12 @@ func (e gpuEnv[T]) strategyTraces(t *testing.T) {
 			if _, err := ref.SweepTrace(want, sweeps, st, all, wantAll); err != nil {
 				t.Fatal(err)
 			}
-			ds, err := rt.NewDeviceState(chains)
+			ds, err := g.NewDeviceState(chains)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer ds.Free()
-			dt, err := rt.NewDeviceTrace(all, chains, sweeps)
+			dt, err := g.NewDeviceTrace(all, chains, sweeps)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,7 +233,7 @@ func (e gpuEnv[T]) strategyTraces(t *testing.T) {
 			if err := ds.Upload(x0); err != nil {
 				t.Fatal(err)
 			}
-			if err := rt.SweepDeviceTrace(ds, sweeps, st, dt); err != nil {
+			if err := g.SweepDeviceTrace(ds, sweeps, st, dt); err != nil {
 				t.Fatal(err)
 			}
 			gotAll := make([]T, len(wantAll))
@@ -243,7 +241,7 @@ func (e gpuEnv[T]) strategyTraces(t *testing.T) {
 				t.Fatal(err)
 			}
 			requireEqual(t, "device trace of every sweep, GPU vs CPU", gotAll, wantAll, d)
-			gotM, err := rt.TraceMoments(dt)
+			gotM, err := g.TraceMoments(dt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -252,7 +250,7 @@ func (e gpuEnv[T]) strategyTraces(t *testing.T) {
 				t.Fatal(err)
 			}
 			requireSameMoments(t, gotM, wantM)
-			if err := rt.SweepDeviceTrace(ds, sweeps+1, st, dt); err == nil {
+			if err := g.SweepDeviceTrace(ds, sweeps+1, st, dt); err == nil {
 				t.Error("a call with more records than the device trace holds succeeded")
 			}
 		})
@@ -295,7 +293,7 @@ func (e gpuEnv[T]) noiseInjection(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := append([]T(nil), x0...)
-	if err := g.Runtime().SweepNoise(got, noise, sweeps); err != nil {
+	if err := g.SweepNoise(got, noise, sweeps); err != nil {
 		skipMissing(t, err)
 		t.Fatal(err)
 	}
@@ -305,11 +303,11 @@ func (e gpuEnv[T]) noiseInjection(t *testing.T) {
 // kernelUsesItsNormals feeds the device's own normals back through
 // SweepNoise: the result must be the sweep's.
 func (e gpuEnv[T]) kernelUsesItsNormals(t *testing.T) {
-	g, rt, rng, st, d := e.g, e.rt, e.rng, e.st, e.d
+	g, rng, st, d := e.g, e.rng, e.st, e.d
 	// The sampler's own draws, fed back through the noise entry point,
 	// must reproduce its output.
 	const chains, sweeps = 777, 2
-	noise, err := hooks(rt).Normals(chains, sweeps, st)
+	noise, err := hooks(g).Normals(chains, sweeps, st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +317,7 @@ func (e gpuEnv[T]) kernelUsesItsNormals(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := append([]T(nil), x0...)
-	if err := g.Runtime().SweepNoise(b, noise, sweeps); err != nil {
+	if err := g.SweepNoise(b, noise, sweeps); err != nil {
 		skipMissing(t, err)
 		t.Fatal(err)
 	}
@@ -329,7 +327,7 @@ func (e gpuEnv[T]) kernelUsesItsNormals(t *testing.T) {
 // deviceState checks sweeps on device-resident state, its partial
 // downloads and its refusals.
 func (e gpuEnv[T]) deviceState(t *testing.T) {
-	g, rt, ref, rng, st, d := e.g, e.rt, e.ref, e.rng, e.st, e.d
+	g, ref, rng, st, d := e.g, e.ref, e.rng, e.st, e.d
 	// Device-resident state: upload, sweeps in two calls, download;
 	// equal to the twin, and a part of it equal to the same chains.
 	chains := cpuChains(1000, d, 65)
@@ -338,7 +336,7 @@ func (e gpuEnv[T]) deviceState(t *testing.T) {
 	if err := ref.Sweep(want, 7, st); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := rt.NewDeviceState(chains)
+	ds, err := g.NewDeviceState(chains)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +351,7 @@ func (e gpuEnv[T]) deviceState(t *testing.T) {
 		}
 		s.Sweep += uint64(n)
 	}
-	if err := rt.Synchronize(); err != nil {
+	if err := g.Synchronize(); err != nil {
 		t.Fatal(err)
 	}
 	got := make([]T, chains*d)
@@ -385,11 +383,11 @@ func (e gpuEnv[T]) deviceState(t *testing.T) {
 
 // hostState checks sweeps on page-locked host state, whole and in part.
 func (e gpuEnv[T]) hostState(t *testing.T) {
-	g, rt, ref, rng, st, d := e.g, e.rt, e.ref, e.rng, e.st, e.d
+	g, ref, rng, st, d := e.g, e.ref, e.rng, e.st, e.d
 	// Page-locked host state, swept in place: whole, and a range of
 	// its chains (the stream then needs that range's Chain).
 	const chains = 777
-	h, err := rt.NewHostState(chains)
+	h, err := g.NewHostState(chains)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +426,7 @@ func (e gpuEnv[T]) hostState(t *testing.T) {
 // run checks Run's chunks, trace, device moments, progress and
 // cancellation against the twin.
 func (e gpuEnv[T]) run(t *testing.T) {
-	rt, ref, rng, st, d := e.rt, e.ref, e.rng, e.st, e.d
+	g, ref, rng, st, d := e.g, e.ref, e.rng, e.st, e.d
 	// Chunked run with a trace and device moments: the state equals the
 	// twin's, the moments those of the twin's records (to float64
 	// rounding: the chunks are reduced separately), and progress counts
@@ -446,12 +444,12 @@ func (e gpuEnv[T]) run(t *testing.T) {
 	if err := addRows(wantM, recs); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := rt.NewDeviceState(chains)
+	ds, err := g.NewDeviceState(chains)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ds.Free()
-	dt, err := rt.NewDeviceTrace(tr, chains, chunk/2+1)
+	dt, err := g.NewDeviceTrace(tr, chains, chunk/2+1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +459,7 @@ func (e gpuEnv[T]) run(t *testing.T) {
 	}
 	m, _ := mcstat.NewMoments(d)
 	var reports []int
-	done, err := rt.Run(context.Background(), ds, sweeps, st, gibbsrt.RunOptions[T]{
+	done, err := g.Run(context.Background(), ds, sweeps, st, gibbsrt.RunOptions[T]{
 		Chunk: chunk, Trace: dt, Moments: m, Progress: func(done, total gibbsrt.RunResult) { reports = append(reports, done.Sweeps) },
 	})
 	if err != nil || done != (gibbsrt.RunResult{Sweeps: sweeps}) {
@@ -495,7 +493,7 @@ func (e gpuEnv[T]) run(t *testing.T) {
 	if err := ds.Upload(x0); err != nil {
 		t.Fatal(err)
 	}
-	done, err = rt.Run(ctx, ds, sweeps, st, gibbsrt.RunOptions[T]{Chunk: chunk, Progress: func(_, _ gibbsrt.RunResult) { cancel() }})
+	done, err = g.Run(ctx, ds, sweeps, st, gibbsrt.RunOptions[T]{Chunk: chunk, Progress: func(_, _ gibbsrt.RunResult) { cancel() }})
 	if !errors.Is(err, context.Canceled) || done != (gibbsrt.RunResult{Sweeps: chunk}) {
 		t.Fatalf("cancelled Run: %+v, %v; want %d sweeps and context.Canceled", done, err, chunk)
 	}
@@ -549,13 +547,13 @@ func GPUClose[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	x := make([]T, h.Dim)
 	for name, err := range map[string]error{
 		"Sweep":      g.Sweep(x, 1, gibbsrt.Stream{}),
-		"SweepNoise": g.Runtime().SweepNoise(x, make([]T, h.Dim), 1),
+		"SweepNoise": g.SweepNoise(x, make([]T, h.Dim), 1),
 		"SetModel":   g.SetModel(m.Rows(), m.Mu),
 		"NewDeviceState": func() error {
-			_, err := g.Runtime().NewDeviceState(1)
+			_, err := g.NewDeviceState(1)
 			return err
 		}(),
-		"Synchronize": g.Runtime().Synchronize(),
+		"Synchronize": g.Synchronize(),
 		// The rest of Chains, as the twin's (TestTwinClose).
 		"SetScheme": g.SetScheme(gibbsrt.Plain),
 		"Mixing":    func() error { _, err := g.Mixing(); return err }(),
@@ -621,7 +619,7 @@ func GPUDistribution[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			sweeps, total = 16, 1<<30
 		}
 		chains := total / (sweeps * d)
-		z, err := hooks(g.Runtime()).Normals(chains, sweeps, gibbsrt.Stream{Seed: 77, Sweep: 1 << 20, Chain: 1 << 40})
+		z, err := hooks(g).Normals(chains, sweeps, gibbsrt.Stream{Seed: 77, Sweep: 1 << 20, Chain: 1 << 40})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -648,7 +646,7 @@ func GPULargeState[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 		t.Fatal(err)
 	}
 	ref := h.reference(t, m)
-	buf, err := g.Runtime().NewDeviceState(chains)
+	buf, err := g.NewDeviceState(chains)
 	if err != nil {
 		t.Skipf("cannot allocate %d chains on the device: %v", chains, err)
 	}

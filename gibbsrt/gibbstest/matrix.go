@@ -66,8 +66,7 @@ func checkExactDraws[T gibbsrt.Float](t TB, m Model, draw func(x []T, st gibbsrt
 // package without the strategy.
 func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	g := OpenGPU(t, h)
-	rt := g.Runtime()
-	if !slices.Contains(rt.Strategies(), gibbsrt.Matrix) {
+	if !slices.Contains(g.Strategies(), gibbsrt.Matrix) {
 		t.Skip("the package has no Matrix strategy")
 	}
 	d := h.Dim
@@ -101,7 +100,7 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			x0 := randomState[T](rng, chains, d)
 			want := checkTrace[T](t, g, ref, tr, x0, sweeps, st, d)
 			got := make([]T, len(want))
-			ds, err := rt.NewDeviceState(chains)
+			ds, err := g.NewDeviceState(chains)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +108,7 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			if err := ds.Upload(x0); err != nil {
 				t.Fatal(err)
 			}
-			if err := rt.SweepDevice(ds, sweeps, st); err != nil {
+			if err := g.SweepDevice(ds, sweeps, st); err != nil {
 				t.Fatal(err)
 			}
 			if err := ds.Download(got); err != nil {
@@ -127,7 +126,7 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			t.Fatal(err)
 		}
 		got, gotP := append([]T(nil), x0...), append([]T(nil), p0...)
-		if err := rt.SweepChebyshev(got, gotP, 2, 5, st); err != nil {
+		if err := g.SweepChebyshev(got, gotP, 2, 5, st); err != nil {
 			t.Fatal(err)
 		}
 		requireEqual(t, "Chebyshev iterates", got, want, d)
@@ -146,15 +145,15 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			if err := ref.DrawExact(want, st); err != nil {
 				t.Fatal(err)
 			}
-			if err := rt.DrawExact(got, st); err != nil {
+			if err := g.DrawExact(got, st); err != nil {
 				t.Fatal(err)
 			}
 			requireEqual(t, fmt.Sprintf("B=%d: exact draws, GPU vs CPU", chains), got, want, d)
-			ds, err := rt.NewDeviceState(chains)
+			ds, err := g.NewDeviceState(chains)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := rt.DrawExactDevice(ds, st); err != nil {
+			if err := g.DrawExactDevice(ds, st); err != nil {
 				t.Fatal(err)
 			}
 			if err := ds.Download(got); err != nil {
@@ -168,7 +167,7 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 		// The matrix form runs on Matrix alone, and Matrix on it alone.
 		setUp(t, matrixSchemes[0], m)
 		x := randomState[T](rng, 3, d)
-		for _, s := range rt.Strategies() {
+		for _, s := range g.Strategies() {
 			if err := g.SetStrategy(s); err != nil {
 				t.Fatal(err)
 			}
@@ -187,7 +186,7 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	for _, tm := range targetsFor(d, rng) {
 		t.Run("Distribution/"+tm.Name, func(t *testing.T) {
 			setUp(t, matrixSchemes[0], tm)
-			checkExactDraws(t, tm, rt.DrawExact, gpuDistChains(d), rng)
+			checkExactDraws(t, tm, g.DrawExact, gpuDistChains(d), rng)
 			CheckDistribution(t, tm, g.Sweep, gpuDistChains(d), rng)
 		})
 	}

@@ -18,8 +18,7 @@ import (
 func GPUMulti[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	g := OpenGPU(t, h)
 	d := h.Dim
-	rt := g.Runtime()
-	dev := rt.Device().Ordinal
+	dev := g.Device().Ordinal
 	rng := rand.New(rand.NewPCG(uint64(d), 31))
 	m := AR1(d, 0.9, NonzeroMean(d))
 	if err := g.SetModel(m.Rows(), m.Mu); err != nil {
@@ -27,7 +26,7 @@ func GPUMulti[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	}
 	st := gibbsrt.Stream{Seed: 0x5eed, Sweep: 1 << 20, Chain: 1<<32 + 5}
 	for _, devices := range [][]int{{dev}, {dev, dev}, {dev, dev, dev}} {
-		mg, err := gibbsimpl.NewMulti[T](hooks(rt).Module(), devices...)
+		mg, err := gibbsimpl.NewMulti[T](hooks(g).Module(), devices...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +70,7 @@ func GPUMulti[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			t.Error("Multi.Sweep with -1 sweeps succeeded")
 		}
 		// An error names the device.
-		if _, err := gibbsimpl.NewMulti[T](hooks(rt).Module(), dev, 1<<20); err == nil || !strings.Contains(err.Error(), "device 1048576") {
+		if _, err := gibbsimpl.NewMulti[T](hooks(g).Module(), dev, 1<<20); err == nil || !strings.Contains(err.Error(), "device 1048576") {
 			t.Errorf("NewMulti on device 1<<20: %v, want an error naming it", err)
 		}
 		if err := mg.Close(); err != nil {

@@ -26,11 +26,6 @@ var Schemes = []gibbsrt.Scheme{
 	{Kind: gibbsrt.Symmetric, Omega: 1.3},
 }
 
-// chebyshevCPU is what a package's Reference offers for Chebyshev runs.
-type chebyshevCPU[T gibbsrt.Float] interface {
-	SweepChebyshev(x, prev []T, first, iterations int, st gibbsrt.Stream) error
-}
-
 // SchemeOperator returns the mean-error operator of one sweep of kind k at
 // ω on m: Cov(x_{t+k}, x_t) = G^k Σ in the stationary chain.
 func SchemeOperator(m Model, k gibbsrt.SweepKind, omega float64) *mat.Dense {
@@ -90,11 +85,7 @@ func Relaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			if err := r.SetModel(m.Rows(), m.Mu); err != nil {
 				t.Fatal(err)
 			}
-			cr, ok := r.(chebyshevCPU[T])
-			if !ok {
-				t.Skip("the package's Reference has no SweepChebyshev")
-			}
-			CheckChebyshev(t, m, cr.SweepChebyshev, chains, rng, 1.2)
+			CheckChebyshev(t, m, r.SweepChebyshev, chains, rng, 1.2)
 		})
 	}
 }
@@ -211,7 +202,6 @@ func checkIterate[T gibbsrt.Float](t TB, what string, m Model, x []T, chains int
 func GPURelaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	g := OpenGPU(t, h)
 	d := h.Dim
-	rt := g.Runtime()
 	rng := rand.New(rand.NewPCG(uint64(d), 13))
 	m := RandomSPD(d, 100, rng, NonzeroMean(d))
 	st := gibbsrt.Stream{Seed: 0x0f1e2d3c4b5a6978, Sweep: 1<<40 + 3, Chain: 1<<33 + 9}
@@ -229,7 +219,7 @@ func GPURelaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 		if err := g.SetModel(m.Rows(), m.Mu); err != nil {
 			t.Fatal(err)
 		}
-		gm, err1 := rt.Mixing()
+		gm, err1 := g.Mixing()
 		cm, err2 := ref.Mixing()
 		if err1 != nil || err2 != nil || gm.Omega != cm.Omega {
 			t.Fatalf("%v: ω %v on the GPU sampler (%v), %v on the twin (%v)", sc, gm.Omega, err1, cm.Omega, err2)
@@ -249,8 +239,8 @@ func GPURelaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 				}
 				t.Run(name, func(t *testing.T) {
 					if staged != nil {
-						hooks(rt).SetStagedNormals(staged)
-						defer hooks(rt).SetStagedNormals(nil)
+						hooks(g).SetStagedNormals(staged)
+						defer hooks(g).SetStagedNormals(nil)
 						if err := g.SetModel(m.Rows(), m.Mu); err != nil {
 							t.Fatal(err)
 						}
@@ -259,7 +249,7 @@ func GPURelaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 						t.Fatal(err)
 					}
 					if staged != nil {
-						if sp := rt.Specialization(); sp.StagedNormals != *staged {
+						if sp := g.Specialization(); sp.StagedNormals != *staged {
 							t.Fatalf("the per-model kernel draws its normals staged=%v, want %v", sp.StagedNormals, *staged)
 						}
 					}
@@ -289,24 +279,20 @@ func GPURelaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 						requireEqual(t, "traced records, GPU vs CPU", gotOut, wantOut, d)
 						requireEqual(t, "final state of a traced call, GPU vs CPU", got, want, d)
 
-						cr, ok := ref.(chebyshevCPU[T])
-						if !ok {
-							t.Fatal("the package's Reference has no SweepChebyshev")
-						}
 						x0 = randomState[T](rng, 1000, d)
 						p0 := randomState[T](rng, 1000, d)
 						wx, wp := append([]T(nil), x0...), append([]T(nil), p0...)
-						if err := cr.SweepChebyshev(wx, wp, 3, 5, st); err != nil {
+						if err := ref.SweepChebyshev(wx, wp, 3, 5, st); err != nil {
 							t.Fatal(err)
 						}
 						// Both places a strategy may keep its iterates in:
 						// shared memory where the device allows it, then x and
 						// prev.
-						dev := hooks(rt)
+						dev := hooks(g)
 						for _, rows := range []bool{false, true} {
 							dev.SetChebyshevInRows(rows)
 							gx, gp := append([]T(nil), x0...), append([]T(nil), p0...)
-							if err := rt.SweepChebyshev(gx, gp, 3, 5, st); err != nil {
+							if err := g.SweepChebyshev(gx, gp, 3, 5, st); err != nil {
 								t.Fatal(err)
 							}
 							where := fmt.Sprintf("iterates in %d bytes of shared memory", dev.LastChebyshevShared())
@@ -337,7 +323,6 @@ func GPURelaxed[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 // iterates.
 func GPURelaxedDistribution[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	g := OpenGPU(t, h)
-	rt := g.Runtime()
 	rng := rand.New(rand.NewPCG(uint64(h.Dim), 17))
 	chains := gpuDistChains(h.Dim)
 	for _, m := range schemeTargets(h.Dim, rng) {
@@ -359,7 +344,7 @@ func GPURelaxedDistribution[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			if err := g.SetModel(m.Rows(), m.Mu); err != nil {
 				t.Fatal(err)
 			}
-			CheckChebyshev(t, m, rt.SweepChebyshev, chains, rng, 1.2)
+			CheckChebyshev(t, m, g.SweepChebyshev, chains, rng, 1.2)
 		})
 	}
 	if err := g.SetScheme(gibbsrt.Plain); err != nil {

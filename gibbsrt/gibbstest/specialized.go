@@ -15,9 +15,8 @@ import (
 // bit for bit against the twin on banded and sparse models (the dense one
 // runs in GPU's per-strategy subtests), the cache, Auto's switch once the
 // kernel is compiled, and the fallback when the driver cannot compile it.
-func gpuSpecialized[T gibbsrt.Float](t *testing.T, h Harness[T], g GPUSampler[T]) {
-	rt := g.Runtime()
-	if !slices.Contains(rt.Strategies(), gibbsrt.Specialized) {
+func gpuSpecialized[T gibbsrt.Float](t *testing.T, h Harness[T], g *gibbsrt.Sampler[T]) {
+	if !slices.Contains(g.Strategies(), gibbsrt.Specialized) {
 		t.Skip("the package has no per-model kernel")
 	}
 	d := h.Dim
@@ -32,7 +31,7 @@ func gpuSpecialized[T gibbsrt.Float](t *testing.T, h Harness[T], g GPUSampler[T]
 			if err := g.SetModel(m.Rows(), m.Mu); err != nil {
 				t.Fatal(err)
 			}
-			sp := rt.WaitSpecialization()
+			sp := g.WaitSpecialization()
 			if sp.State != gibbsrt.Ready {
 				t.Fatalf("specialization %v: %v", sp.State, sp.Err)
 			}
@@ -57,11 +56,11 @@ func gpuSpecialized[T gibbsrt.Float](t *testing.T, h Harness[T], g GPUSampler[T]
 				t.Fatal(err)
 			}
 		}
-		sp := rt.Specialization()
+		sp := g.Specialization()
 		if !sp.Cached || sp.State != gibbsrt.Ready {
 			t.Errorf("setting a compiled model again: cached %v, state %v", sp.Cached, sp.State)
 		}
-		if got := rt.Choose(1<<20, 100); got != gibbsrt.Specialized {
+		if got := g.Choose(1<<20, 100); got != gibbsrt.Specialized {
 			t.Errorf("Auto chose %v for 2^20 chains with the model's kernel ready", got)
 		}
 		requireSameSweeps(t, "Auto after a cached SetModel vs CPU", g.Sweep, h.reference(t, a), randomState[T](rng, 4096, d), 3, st, d)
@@ -70,12 +69,12 @@ func gpuSpecialized[T gibbsrt.Float](t *testing.T, h Harness[T], g GPUSampler[T]
 	t.Run("Fallback", func(t *testing.T) {
 		// PTX the driver rejects: Auto runs the rest, the state says why,
 		// and asking for the strategy is an error.
-		m := hooks(rt).Module()
+		m := hooks(g).Module()
 		m.PTX = bytes.ReplaceAll(m.PTX, []byte("\tret;"), []byte("\tret.bogus;"))
 		if !bytes.Contains(m.PTX, []byte("ret.bogus")) {
 			t.Fatal("the PTX has no ret to corrupt; update the test")
 		}
-		s, err := gibbsimpl.NewSampler[T](m, rt.Device().Ordinal)
+		s, err := gibbsimpl.NewSampler[T](m, g.Device().Ordinal)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +116,7 @@ func offDiagonalZeros(m Model) int {
 
 // requireSameSweeps runs sweeps sweeps from x0 with sweep and with the twin
 // ref, and requires the same bits.
-func requireSameSweeps[T gibbsrt.Float](t *testing.T, what string, sweep func([]T, int, gibbsrt.Stream) error, ref CPUSampler[T],
+func requireSameSweeps[T gibbsrt.Float](t *testing.T, what string, sweep func([]T, int, gibbsrt.Stream) error, ref *gibbsrt.Reference[T],
 	x0 []T, sweeps int, st gibbsrt.Stream, dim int) {
 	t.Helper()
 	want := append([]T(nil), x0...)

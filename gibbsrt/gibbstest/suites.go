@@ -13,36 +13,17 @@ import (
 	"github.com/gibbsgen/gibbsgen/mcstat"
 )
 
-// CPUSampler is what a generated package's Reference offers.
-type CPUSampler[T gibbsrt.Float] interface {
-	SetModel(Q [][]float64, mu []float64) error
-	SetScheme(sc gibbsrt.Scheme) error
-	Mixing() (gibbsrt.Mixing, error)
-	Sweep(x []T, sweeps int, st gibbsrt.Stream) error
-	SweepTrace(x []T, sweeps int, st gibbsrt.Stream, tr gibbsrt.Trace, out []T) (int, error)
-	SweepNoise(x, noise []T, sweeps int) error
-}
-
-// GPUSampler is what a generated package's Sampler offers: Chains, and
-// what only a GPU has. SweepNoise is not among it, since a package beyond
-// its kernel's dims lacks the method; the suites reach it through Runtime.
-type GPUSampler[T gibbsrt.Float] interface {
-	gibbsrt.Chains[T]
-	SetStrategy(gibbsrt.Strategy) error
-	SweepDevice(x *gibbsrt.DeviceState[T], sweeps int, st gibbsrt.Stream) error
-	Runtime() *gibbsrt.Sampler[T]
-}
-
-// Harness connects a generated package to the suites.
+// Harness connects a generated package to the suites: its Dim, and its
+// NewReference, New and Open, whose samplers are gibbsrt's own types.
 type Harness[T gibbsrt.Float] struct {
 	Dim          int
-	NewReference func() CPUSampler[T]
-	NewGPU       func(device int) (GPUSampler[T], error)
+	NewReference func() *gibbsrt.Reference[T]
+	NewGPU       func(device int) (*gibbsrt.Sampler[T], error)
 	// Open is the package's Open; nil in a package generated before it.
 	Open func() (gibbsrt.Chains[T], gibbsrt.Choice, error)
 }
 
-func (h Harness[T]) reference(t testing.TB, m Model) CPUSampler[T] {
+func (h Harness[T]) reference(t testing.TB, m Model) *gibbsrt.Reference[T] {
 	t.Helper()
 	r := h.NewReference()
 	if err := r.SetModel(m.Rows(), m.Mu); err != nil {

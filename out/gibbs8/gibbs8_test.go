@@ -3,6 +3,9 @@
 package gibbs8
 
 import (
+	"fmt"
+	"log"
+	"slices"
 	"testing"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbstest"
@@ -11,19 +14,49 @@ import (
 // harness hands this package's samplers to the shared test suites.
 func harness() gibbstest.Harness[float32] {
 	return gibbstest.Harness[float32]{
-		Dim: Dim,
-		NewGPU: func(device int) (gibbstest.GPUSampler[float32], error) {
-			s, err := New(device)
-			if err != nil {
-				return nil, err
-			}
-			return s, nil
-		},
-		NewReference: func() gibbstest.CPUSampler[float32] {
-			return NewReference()
-		},
-		Open: Open,
+		Dim:          Dim,
+		NewGPU:       New,
+		NewReference: NewReference,
+		Open:         Open,
 	}
+}
+
+// ExampleOpen samples a tridiagonal model on the GPU, or without one on
+// the CPU twin, and checks the states against the twin's: the same bits
+// either way.
+func ExampleOpen() {
+	s, _, err := Open() // the GPU, else the twin
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+
+	Q, mu := make([][]float64, Dim), make([]float64, Dim)
+	for i := range Q {
+		Q[i] = make([]float64, Dim)
+		Q[i][i], mu[i] = 2, 1
+		if i > 0 {
+			Q[i][i-1], Q[i-1][i] = -0.5, -0.5
+		}
+	}
+	if err := s.SetModel(Q, mu); err != nil {
+		log.Fatal(err)
+	}
+	x := make([]float32, 4*Dim) // 4 chains, started at 0
+	if err := s.Sweep(x, 10, Stream{Seed: 1}); err != nil {
+		log.Fatal(err)
+	}
+
+	twin := NewReference()
+	if err := twin.SetModel(Q, mu); err != nil {
+		log.Fatal(err)
+	}
+	y := make([]float32, 4*Dim)
+	if err := twin.Sweep(y, 10, Stream{Seed: 1}); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("the twin's states:", slices.Equal(x, y))
+	// Output: the twin's states: true
 }
 
 // TestReference — CPU: stream, update order, argument checks.
