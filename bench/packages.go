@@ -188,26 +188,49 @@ func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsimpl.Module, 
 			}
 		}
 		if slices.Contains(s.Strategies(), gibbsrt.Matrix) {
-			// Exact draws (the Matrix strategy's): µs per draw of every chain.
-			st := gibbsrt.Stream{Seed: benchSeed}
-			stats, err := b.timeLaunches(func() error {
-				err := s.DrawExactDevice(ds, st)
-				st.Sweep++
-				return err
-			})
-			if err != nil {
+			if err := exactDraws(b, dir, spec.DType, s, ds, batch); err != nil {
 				ds.Free()
-				return fmt.Errorf("exact draws, B=%d: %w", batch, err)
+				return err
 			}
-			r := PackageRow{Dir: dir, Dim: dim, DType: spec.DType, Batch: batch, SweepsPerLaunch: 1,
-				Kernel: "exact", Resolved: "matrix", Launch: stats, SecPerSweep: stats.MedianMs * 1e-3}
-			r.ChainSweepsPerSec = float64(batch) / r.SecPerSweep
-			b.rep.Packages = append(b.rep.Packages, r)
-			b.printf("%5d %8d %6d  %-13s %12.3f %14.3e %12s %7s  %s\n", dim, batch, 1, "exact-draw", r.SecPerSweep*1e6, r.ChainSweepsPerSec, "-", "-", "one draw of every chain per launch")
 		}
 		ds.Free()
 	}
 	return setStrategy(s, gibbsrt.Auto)
+}
+
+// exactDraws times exact draws of every chain of ds (the Matrix
+// strategy's tables), µs a draw: by each exact-draw kernel of the module
+// (Kernel "exact:<name>"), then by the runtime's choice (Kernel "exact",
+// printed as "exact-draw", the row's name in earlier runs).
+func exactDraws[T gibbsrt.Float](b *bench, dir, dt string, s *gibbsrt.Sampler[T], ds *gibbsrt.DeviceState[T], batch int) error {
+	have, err := gibbstest.SetExactKernel(s, "")
+	if err != nil {
+		return err
+	}
+	for _, name := range append(have, "") {
+		if _, err := gibbstest.SetExactKernel(s, name); err != nil {
+			return err
+		}
+		st := gibbsrt.Stream{Seed: benchSeed}
+		stats, err := b.timeLaunches(func() error {
+			err := s.DrawExactDevice(ds, st)
+			st.Sweep++
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("exact draws by %q, B=%d: %w", name, batch, err)
+		}
+		kernel, label := "exact", "exact-draw"
+		if name != "" {
+			kernel, label = "exact:"+name, name
+		}
+		r := PackageRow{Dir: dir, Dim: s.Dim(), DType: dt, Batch: batch, SweepsPerLaunch: 1,
+			Kernel: kernel, Resolved: "matrix", Launch: stats, SecPerSweep: stats.MedianMs * 1e-3}
+		r.ChainSweepsPerSec = float64(batch) / r.SecPerSweep
+		b.rep.Packages = append(b.rep.Packages, r)
+		b.printf("%5d %8d %6d  %-13s %12.3f %14.3e %12s %7s  %s\n", s.Dim(), batch, 1, label, r.SecPerSweep*1e6, r.ChainSweepsPerSec, "-", "-", "one draw of every chain per launch")
+	}
+	return nil
 }
 
 // checkPackage runs every strategy of s on a small batch and compares the

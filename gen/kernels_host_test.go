@@ -127,44 +127,46 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 			// and the tiled exact kernel, on three groups of chains (the
 			// last one partial) over emuGrid's two blocks, from a start
 			// that they must overwrite whole.
-			exact := kernels.ForStrategy(kernels.Matrix)
-			tiled := kernels.Named("gibbs_exact")
-			var exactStart []T
-			var exactReads []string
-			if slices.Contains(s.kernels(), exact) {
+			// Exact draws: the matrix strategy's Ext entry point, kind 3,
+			// from zeros, and each exact-draw kernel from NaNs (it
+			// overwrites every value), against the twin.
+			type exactRun struct {
+				what  string
+				start []T
+			}
+			var exacts []exactRun
+			if exact := kernels.ForStrategy(kernels.Matrix); slices.Contains(s.kernels(), exact) {
 				g := exact.Launch(dim, s.dtype())
 				chains := 2*g.PerBlock + 5
-				exactStart = make([]T, chains*dim)
-				x := d.Upload(exactStart)
+				start := make([]T, chains*dim)
+				x := d.Upload(start)
 				d.Launch(exact.Ext, emuGrid(g, kernels.EntryExt, chains), g.Threads, x, uint64(chains), uint32(1), st.Seed, st.Sweep, st.Chain,
 					uint32(kernels.MatrixExactKind), nil, nil, nil, uint32(0), uint64(0), uint64(0), nil, uint32(0))
 				d.Read(x)
-				exactReads = append(exactReads, exact.Ext+" kind 3")
+				exacts = append(exacts, exactRun{exact.Ext + " kind 3", start})
 			}
-			var tiledStart []T
-			if slices.Contains(s.kernels(), tiled) {
-				g := tiled.Launch(dim, s.dtype())
-				chains := 2*g.PerBlock + 5
-				tiledStart = make([]T, chains*dim)
-				for i := range tiledStart {
-					tiledStart[i] = T(math.NaN())
+			for _, k := range s.kernels() {
+				if k.Role != kernels.Exact {
+					continue
 				}
-				x := d.Upload(tiledStart)
-				d.Launch(tiled.Name, emuGrid(g, kernels.EntryExt, chains), g.Threads, x, uint64(chains), st.Seed, st.Sweep, st.Chain)
+				g := k.Launch(dim, s.dtype())
+				chains := 2*g.PerBlock + 5 // the last group partial, and a block that loops (emuGrid)
+				start := make([]T, chains*dim)
+				for i := range start {
+					start[i] = T(math.NaN())
+				}
+				x := d.Upload(start)
+				d.Launch(k.Name, emuGrid(g, kernels.EntryPlain, chains), g.Threads, x, uint64(chains), st.Seed, st.Sweep, st.Chain)
 				d.Read(x)
-				exactReads = append(exactReads, tiled.Name)
+				exacts = append(exacts, exactRun{k.Name, start})
 			}
 			got := d.Run(t)
-			for j, what := range exactReads {
-				start := exactStart
-				if what == tiled.Name {
-					start = tiledStart
-				}
-				want := append([]T(nil), start...)
+			for j, e := range exacts {
+				want := append([]T(nil), e.start...)
 				if err := mref.DrawExact(want, st); err != nil {
 					t.Fatal(err)
 				}
-				requireSameBits(t, "exact draws by "+what, decode[T](got[len(got)-len(exactReads)+j]), want, dim)
+				requireSameBits(t, "exact draws by "+e.what, decode[T](got[len(got)-len(exacts)+j]), want, dim)
 			}
 			for i, r := range runs {
 				ref := ref

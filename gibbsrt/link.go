@@ -20,4 +20,5 @@ func link[T Float]() {
 	impl.Set((*Sampler[T]).setChebyshevInRows)
 	impl.Set((*Sampler[T]).lastChebyshevShared)
 	impl.Set((*Sampler[T]).setStagedNormals)
+	impl.Set((*Sampler[T]).setExactKernel)
 }

@@ -55,6 +55,10 @@ type Sampler[T Float] struct {
 	// models set after it; nil keeps the choice.
 	stagedForced *bool
 
+	// exactForced (a test hook) names the exact-draw kernel DrawExact
+	// runs in place of ChooseExact's; "" keeps the choice.
+	exactForced string
+
 	// The per-model kernel (specialize.go): the current model's, the
 	// compiled ones by model hash, and the compilations in flight.
 	spec       *specialization[T]
@@ -570,9 +574,9 @@ func (s *Sampler[T]) DrawExactDevice(x *DeviceState[T], st Stream) error {
 }
 
 // exactCall checks an exact draw of n state elements and returns the
-// kernel, its entry point and the chains: the tiled exact kernel where the
-// module has it (gibbsgen 0.10.0 on), else the Matrix strategy's Ext entry
-// point, kind 3, which computes the same bits. The caller holds s.mu.
+// kernel, its entry point and the chains: an exact-draw kernel where the
+// module has one (gibbsgen 0.10.0 on; exactKernel), else the Matrix
+// strategy's Ext entry point, kind 3, which computes the same bits. The caller holds s.mu.
 func (s *Sampler[T]) exactCall(n int, st Stream) (*kernels.Kernel, kernels.Entry, int, error) {
 	if s.closed {
 		return nil, 0, 0, ErrClosed
@@ -584,12 +588,45 @@ func (s *Sampler[T]) exactCall(n int, st Stream) (*kernels.Kernel, kernels.Entry
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	e := kernels.EntryExt
-	if x, err := s.entry(kernels.Exact, Auto); err == nil {
-		k, e = x, kernels.EntryPlain
-	}
 	chains, err := CheckSweepArgs(s.m.Dim, n, 1, st)
-	return k, e, chains, err
+	if x := s.exactKernel(chains); x != nil {
+		return x, kernels.EntryPlain, chains, err
+	}
+	return k, kernels.EntryExt, chains, err
+}
+
+// exactKernel returns the exact-draw kernel for a draw of chains chains:
+// the one exactForced names, else ChooseExact's among the module's; nil
+// where the module has none (before gibbsgen 0.10.0). The caller holds
+// s.mu.
+func (s *Sampler[T]) exactKernel(chains int) *kernels.Kernel {
+	for _, k := range s.kernels {
+		if k.Role == kernels.Exact && k.Name == s.exactForced {
+			return k
+		}
+	}
+	return kernels.ChooseExact(kernels.Shape{Dim: s.m.Dim, Chains: chains, Sweeps: 1, Multiprocessors: s.sms}, s.kernels)
+}
+
+// setExactKernel (a test hook) has later exact draws run the module's
+// exact-draw kernel called name, whatever ChooseExact would pick, so that
+// the GPU suites and the bench run each; "" restores the choice. It
+// returns the kernels the module has, in table order, and an error if
+// name is none of them.
+func (s *Sampler[T]) setExactKernel(name string) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var have []string
+	for _, k := range s.kernels {
+		if k.Role == kernels.Exact {
+			have = append(have, k.Name)
+		}
+	}
+	if name != "" && !slices.Contains(have, name) {
+		return have, fmt.Errorf("gibbsrt: the module has no exact-draw kernel %q (it has %q)", name, have)
+	}
+	s.exactForced = name
+	return have, nil
 }
 
 // SweepDevice runs sweeps sweeps on the device-resident state x. It returns

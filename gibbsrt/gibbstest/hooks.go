@@ -72,3 +72,16 @@ func lastChebyshevSharedHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T]) int {
 func stagedNormalsHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], *bool) {
 	return impl.Get[func(*gibbsrt.Sampler[T], *bool)]()
 }
+
+func exactKernelHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], string) ([]string, error) {
+	return impl.Get[func(*gibbsrt.Sampler[T], string) ([]string, error)]()
+}
+
+// SetExactKernel has s's later exact draws run the module's exact-draw
+// kernel called name, "" for the runtime's choice (kernels.ChooseExact),
+// and returns the exact-draw kernels the module has, in table order: for
+// the GPU suites, which check each against the twin, and the bench, which
+// times each. An unknown name is an error, and changes nothing.
+func SetExactKernel[T gibbsrt.Float](s *gibbsrt.Sampler[T], name string) ([]string, error) {
+	return exactKernelHook[T]()(s, name)
+}

@@ -140,27 +140,38 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			// several work items (exactLoopChains).
 			batches = append(batches, exactLoopChains)
 		}
-		for _, chains := range batches {
-			want, got := make([]T, chains*d), make([]T, chains*d)
-			if err := ref.DrawExact(want, st); err != nil {
+		// Each exact-draw kernel of the module, then the runtime's choice.
+		have, err := SetExactKernel(g, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer SetExactKernel(g, "")
+		for _, name := range append(have, "") {
+			if _, err := SetExactKernel(g, name); err != nil {
 				t.Fatal(err)
 			}
-			if err := g.DrawExact(got, st); err != nil {
-				t.Fatal(err)
+			for _, chains := range batches {
+				want, got := make([]T, chains*d), make([]T, chains*d)
+				if err := ref.DrawExact(want, st); err != nil {
+					t.Fatal(err)
+				}
+				if err := g.DrawExact(got, st); err != nil {
+					t.Fatal(err)
+				}
+				requireEqual(t, fmt.Sprintf("%s B=%d: exact draws, GPU vs CPU", name, chains), got, want, d)
+				ds, err := g.NewDeviceState(chains)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := g.DrawExactDevice(ds, st); err != nil {
+					t.Fatal(err)
+				}
+				if err := ds.Download(got); err != nil {
+					t.Fatal(err)
+				}
+				ds.Free()
+				requireEqual(t, fmt.Sprintf("%s B=%d: exact draws on device state", name, chains), got, want, d)
 			}
-			requireEqual(t, fmt.Sprintf("B=%d: exact draws, GPU vs CPU", chains), got, want, d)
-			ds, err := g.NewDeviceState(chains)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := g.DrawExactDevice(ds, st); err != nil {
-				t.Fatal(err)
-			}
-			if err := ds.Download(got); err != nil {
-				t.Fatal(err)
-			}
-			ds.Free()
-			requireEqual(t, fmt.Sprintf("B=%d: exact draws on device state", chains), got, want, d)
 		}
 	})
 	t.Run("FormAndStrategy", func(t *testing.T) {

@@ -158,3 +158,41 @@ var exactParams = []Param{
 	{Name: "x", Kind: RealP}, {Name: "chains", Kind: U64},
 	{Name: "seed", Kind: U64}, {Name: "sweep0", Kind: U64, Break: true}, {Name: "chain0", Kind: U64},
 }
+
+// The chain-per-thread exact kernel (gibbs_exact_chain) computes the same
+// draws, bit for bit, with a chain per thread: the sums of a chain's
+// coordinates in registers, frame 2 of N and c staged once a block in
+// shared memory, each 16-byte load of N (the same address across the
+// warp) feeding four fmas (two in float64), and each normal drawn once.
+// The tiled kernel draws the normals into shared memory and reads them
+// back, a register tile at a time, and stages its outputs through shared
+// memory between barriers; at dims the thread-per-chain kernels support
+// (threadDims) the chain-per-thread kernel does neither.
+
+// ExactChainShape is the chain-per-thread exact kernel's shape for one dim
+// and dtype.
+type ExactChainShape struct {
+	// MinBlocks is the blocks of ThreadBlock threads a multiprocessor
+	// should hold (__launch_bounds__), from a register budget of the
+	// sums (dim values, two registers each in float64) and 72 registers
+	// for Philox, the normal transform, the loads of N in flight and
+	// addressing: 3 blocks at dim 64 in float32 (at most 170 registers),
+	// 5 at dim 32. With 48, ptxas (nvcc 11.8, sm_90) spilled 8 to 44 bytes
+	// at float32 dims 48, 57 and 64 and float64 dim 32. The grid is the
+	// blocks resident at once (Geometry.PlainLoops), each looping over
+	// groups of chains.
+	MinBlocks int
+}
+
+// ExactChainShapeOf returns the chain-per-thread exact kernel's shape.
+func ExactChainShapeOf(dim int, dt DType) ExactChainShape {
+	regs := (dim*dt.Size()/4 + 48 + 7) &^ 7
+	return ExactChainShape{MinBlocks: min(8, 65536/(ThreadBlock*regs))}
+}
+
+// exactChainGeometry is the chain-per-thread exact kernel's launch: a
+// chain per thread, the grid the blocks resident at once, each looping
+// over its groups of ThreadBlock chains.
+func exactChainGeometry(int, DType) Geometry {
+	return Geometry{Unit: "chains", PerBlock: ThreadBlock, Threads: ThreadBlock, PlainLoops: true, Note: "a chain per thread"}
+}

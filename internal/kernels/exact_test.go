@@ -36,3 +36,25 @@ func TestExactShape(t *testing.T) {
 		}
 	}
 }
+
+// TestChooseExact: Auto's exact-draw kernel is one of the module's Exact
+// rows, and the tiled kernel, the last by AutoRank, holds at every shape,
+// so that none falls through; a module without exact kernels gets nil.
+func TestChooseExact(t *testing.T) {
+	tiled, chain := Named("gibbs_exact"), Named("gibbs_exact_chain")
+	sweep := ForStrategy(Matrix)
+	for _, s := range []Shape{{1, 1, 1, 1, false}, {32, 1 << 20, 1, 132, false}, {64, 1 << 30, 1, 200, false}} {
+		if got := ChooseExact(s, []*Kernel{sweep, tiled}); got != tiled {
+			t.Errorf("ChooseExact(%+v, tiled only) = %v", s, got)
+		}
+		if got := ChooseExact(s, []*Kernel{chain, sweep, tiled}); got != tiled && got != chain {
+			t.Errorf("ChooseExact(%+v) = %v", s, got)
+		}
+		if !tiled.Prefer(s) {
+			t.Errorf("the tiled exact kernel does not hold at %+v", s)
+		}
+	}
+	if got := ChooseExact(Shape{Dim: 8}, []*Kernel{sweep}); got != nil {
+		t.Errorf("ChooseExact without exact kernels = %v", got.Name)
+	}
+}

@@ -66,8 +66,9 @@ const (
 	// Transform evaluates the normal transform on a range of words (a
 	// test entry point).
 	Transform
-	// Exact draws every chain exactly, x = mu + N·z, as a tiled product
-	// (the matrix strategy's tables; docs/GUIDE.md, "Exact draws").
+	// Exact draws every chain exactly, x = mu + N·z, from the matrix
+	// strategy's tables (docs/GUIDE.md, "Exact draws"): as a tiled product
+	// or a chain per thread, the same bits (ChooseExact picks).
 	Exact
 )
 
@@ -242,9 +243,10 @@ type Kernel struct {
 	// selects it.
 	MatrixForm bool
 
-	// For sweep strategies: Auto tries the module's strategies in
-	// increasing AutoRank and runs the first whose Prefer holds, or the
-	// last it tried if none does. AutoDoc says when, for the docs.
+	// For sweep strategies and exact-draw kernels: Auto tries the
+	// module's rows of the role in increasing AutoRank and runs the first
+	// whose Prefer holds, or the last it tried if none does (Choose,
+	// ChooseExact). AutoDoc says when, for the docs.
 	AutoRank int
 	// Spills, where set, gives the spill bytes ptxas may report for an
 	// entry point at dim and dtype without failing the build: a measured
@@ -631,6 +633,31 @@ var table = []Kernel{
 		Symbols:    []string{SymbolMatN, SymbolMatC},
 		Shape:      func(dim int, dt DType) any { return ExactShapeOf(dim, dt) },
 		Dims:       anyDims,
+		AutoRank:   1,
+		Prefer:     func(Shape) bool { return true },
+		AutoDoc:    "otherwise",
+	},
+	{
+		Name: "gibbs_exact_chain", Role: Exact, Block: "kernel_exact_chain", With: Matrix,
+		Doc:        "exact draws as gibbs_exact, bit for bit, a chain per thread: the sums of a chain's coordinates in registers, each z_p pushed into the sums of coordinates p..dim-1 in increasing p, frame 2 of N and c staged once a block in shared memory; the grid is the blocks resident at once, each looping over groups of 128 chains",
+		Params:     exactParams,
+		GeometryOf: exactChainGeometry,
+		Symbols:    []string{SymbolMatN, SymbolMatC},
+		Shape:      func(dim int, dt DType) any { return ExactChainShapeOf(dim, dt) },
+		Dims:       threadDims,
+		// ptxas keeps a few of the chain loop's scalars (the stream's
+		// seed and first chain, the loop's bounds) in local memory at some
+		// dims and targets: in 118 of the 210 builds of make resources
+		// (nvcc 11.8, every dim and default target), at most 80 bytes
+		// (dim 56, sm_75), each read a few times per chain against
+		// thousands of instructions of sums (cuobjdump --dump-sass of
+		// sm_90 at dims 32 and 64, float64 32).
+		Spills: func(int, DType) map[string]int { return map[string]int{"gibbs_exact_chain": 96} },
+		// Not yet measured on a GPU: Auto does not pick it (ChooseExact);
+		// a test or the bench names it.
+		AutoRank: 0,
+		Prefer:   func(Shape) bool { return false },
+		AutoDoc:  "never, until measured",
 	},
 	{
 		Name: "gibbs_philox", Role: Philox, Block: "kernel_philox",
@@ -762,17 +789,40 @@ func Choose(s Shape, have []Strategy) Strategy {
 	if len(ks) == 0 {
 		return Auto
 	}
+	return pick(s, ks).Strategy
+}
+
+// ChooseExact returns the exact-draw kernel Auto runs for shape s among
+// have (a module's kernels): of its Exact rows, the first by increasing
+// AutoRank whose Prefer holds, or else the last; nil if it has none.
+func ChooseExact(s Shape, have []*Kernel) *Kernel {
+	var ks []*Kernel
+	for _, k := range have {
+		if k.Role == Exact {
+			ks = append(ks, k)
+		}
+	}
+	if len(ks) == 0 {
+		return nil
+	}
+	return pick(s, ks)
+}
+
+// pick returns the first of ks, by increasing AutoRank, whose Prefer holds
+// for s, or else the last; ks is not empty.
+func pick(s Shape, ks []*Kernel) *Kernel {
+	ks = slices.Clone(ks)
 	slices.SortStableFunc(ks, func(a, b *Kernel) int { return a.AutoRank - b.AutoRank })
 	for _, k := range ks {
 		if k.Prefer(s) {
-			return k.Strategy
+			return k
 		}
 	}
-	return ks[len(ks)-1].Strategy
+	return ks[len(ks)-1]
 }
 
 // ABIVersion is the version of this table, the templates and the module
 // description that a generated package records (gibbsimpl.GenVersion). Bump
 // it when a change makes packages generated before it unusable with the
 // new runtime, or the reverse.
-const ABIVersion = 10
+const ABIVersion = 11

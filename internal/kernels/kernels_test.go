@@ -41,8 +41,8 @@ func TestTableRows(t *testing.T) {
 			if got, err := ParseStrategy(k.StrategyName); err != nil || got != k.Strategy {
 				t.Errorf("ParseStrategy(%q) = %v, %v", k.StrategyName, got, err)
 			}
-		} else if k.Strategy != Auto || k.StrategyName != "" || k.Prefer != nil {
-			t.Errorf("kernel %s (role %d) has strategy fields", k.Name, k.Role)
+		} else if k.Strategy != Auto || k.StrategyName != "" || (k.Prefer != nil) != (k.Role == Exact) || (k.AutoDoc != "") != (k.Role == Exact) {
+			t.Errorf("kernel %s (role %d) has strategy fields, or an exact-draw kernel lacks Prefer and AutoDoc", k.Name, k.Role)
 		}
 	}
 	slices.SortFunc(sweeps, func(a, b *Kernel) int { return a.AutoRank - b.AutoRank })

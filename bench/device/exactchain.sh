@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# One device call for the chain-per-thread exact-draw kernel (issue 28,
+# run 31): the bench's exact draws by each exact kernel and by the
+# runtime's choice (PACKAGES, at BATCHES), the PyTorch peers, ncu of
+# gibbs_exact_chain at B=1M for NCU_PACKAGES, then the GPU suites (SUITES)
+# of every test binary under bin/ and gibbsrt's. Everything is built on the
+# development machine and carried as one archive (docs/CONTRIBUTING.md);
+# this script only runs it. Its logs and JSON come back as $OUT/logs.tgz.
+set -uo pipefail
+out=${OUT:-/tmp}/logs
+rm -rf "$out"
+source "$(dirname "$0")/lib.sh"
+packages=${PACKAGES:-out/gibbs32,out/gibbs64,bin/_gibbs32f64}
+run bench bin/gibbsbench -dims none -packages "$packages" -batches "${BATCHES:-4096,65536,1048576}" -sweeps 1 -calls 0 \
+  -model-batches none -check-chains 64 -repeats 20 -json "$out/bench.json"
+PYTHONUNBUFFERED=1 run torch python3 bench/peers/torch_peers.py -json "$out/torch.json"
+if [ "${NCU:-1}" = 1 ]; then
+  for p in ${NCU_PACKAGES:-out/gibbs32 out/gibbs64}; do
+    run "ncu-$(basename "$p")" ncu --clock-control none -k regex:gibbs_exact_chain --launch-skip 1 --launch-count 1 \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats \
+      --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+      bin/gibbsbench -dims none -packages "$p" -batches 1048576 -sweeps 1 -calls 0 -model-batches none -check-chains 64 -repeats 2 -warmup 1
+  done
+fi
+suites=${SUITES:-'TestGPUMatrix$|TestGPUAPI$|TestGPUChains$'}
+if [ "${SKIP_SUITES:-0}" != 1 ]; then
+  for p in bin/*.test; do
+    case $p in bin/gibbsrt.test) ;; *) run "suite-$(basename "$p" .test)" "$p" -test.v -test.run "$suites" ;; esac
+  done
+  # gibbsrt's tests read their testdata from the package directory.
+  [ "${GIBBSRT:-1}" = 1 ] && run suite-gibbsrt bash -c 'cd gibbsrt && ../bin/gibbsrt.test -test.v'
+fi
+echo "== exact draws (µs a draw of every chain)"
+grep -E "exact" "$out/bench.log"
+echo "== torch"
+tail -n 20 "$out/torch.log"
+echo "== ncu"
+for f in "$out"/ncu-*.log; do
+  [ -f "$f" ] || continue
+  echo "-- $(basename "$f" .log)"
+  grep -E 'Duration|Throughput|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|No Eligible|Warp Cycles Per Issued|Issued Warp|stalled' "$f" | head -n 60
+done
+echo "== summary"
+cat "$out/summary.txt"
+tar czf "${OUT:-/tmp}/logs.tgz" -C "$out" . && rm -rf "$out"
+exit $status
