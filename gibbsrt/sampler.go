@@ -605,7 +605,7 @@ func (s *Sampler[T]) exactKernel(chains int) *kernels.Kernel {
 			return k
 		}
 	}
-	return kernels.ChooseExact(kernels.Shape{Dim: s.m.Dim, Chains: chains, Sweeps: 1, Multiprocessors: s.sms}, s.kernels)
+	return kernels.ChooseExact(kernels.Shape{Dim: s.m.Dim, Chains: chains, Sweeps: 1, Multiprocessors: s.sms, DType: dtypeOf[T]()}, s.kernels)
 }
 
 // setExactKernel (a test hook) has later exact draws run the module's

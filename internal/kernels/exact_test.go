@@ -43,7 +43,7 @@ func TestExactShape(t *testing.T) {
 func TestChooseExact(t *testing.T) {
 	tiled, chain := Named("gibbs_exact"), Named("gibbs_exact_chain")
 	sweep := ForStrategy(Matrix)
-	for _, s := range []Shape{{1, 1, 1, 1, false}, {32, 1 << 20, 1, 132, false}, {64, 1 << 30, 1, 200, false}} {
+	for _, s := range []Shape{{1, 1, 1, 1, false, Float64}, {32, 1 << 20, 1, 132, false, Float32}, {64, 1 << 30, 1, 200, false, Float32}} {
 		if got := ChooseExact(s, []*Kernel{sweep, tiled}); got != tiled {
 			t.Errorf("ChooseExact(%+v, tiled only) = %v", s, got)
 		}
@@ -53,6 +53,13 @@ func TestChooseExact(t *testing.T) {
 		if !tiled.Prefer(s) {
 			t.Errorf("the tiled exact kernel does not hold at %+v", s)
 		}
+	}
+	// The chain-per-thread kernel in float32 only (run 31).
+	if got := ChooseExact(Shape{Dim: 32, Chains: 1 << 20, DType: Float32}, []*Kernel{tiled, chain}); got != chain {
+		t.Errorf("ChooseExact(float32) = %v, want %s", got.Name, chain.Name)
+	}
+	if got := ChooseExact(Shape{Dim: 32, Chains: 1 << 20, DType: Float64}, []*Kernel{tiled, chain}); got != tiled {
+		t.Errorf("ChooseExact(float64) = %v, want %s", got.Name, tiled.Name)
 	}
 	if got := ChooseExact(Shape{Dim: 8}, []*Kernel{sweep}); got != nil {
 		t.Errorf("ChooseExact without exact kernels = %v", got.Name)

@@ -96,8 +96,9 @@ func (r Role) String() string {
 // Shape is what Auto knows about a launch.
 type Shape struct {
 	Dim, Chains, Sweeps int
-	Multiprocessors     int  // of the device
-	Ext                 bool // the launch needs the Ext entry point
+	Multiprocessors     int   // of the device
+	Ext                 bool  // the launch needs the Ext entry point
+	DType               DType // the module's; set for exact draws (ChooseExact)
 }
 
 // Geometry is a kernel's launch shape: a 1-D grid of ceil(units/PerBlock)
@@ -653,11 +654,14 @@ var table = []Kernel{
 		// thousands of instructions of sums (cuobjdump --dump-sass of
 		// sm_90 at dims 32 and 64, float64 32).
 		Spills: func(int, DType) map[string]int { return map[string]int{"gibbs_exact_chain": 96} },
-		// Not yet measured on a GPU: Auto does not pick it (ChooseExact);
-		// a test or the bench names it.
+		// Run 31 (docs/log/BENCHMARKS-runs.md; H200, µs a draw, this
+		// kernel against gibbs_exact): float32 dim 32 at 4096, 65,536 and
+		// 1,048,576 chains 17.8/20.3, 26.3/31.4, 163.2/228.6; dim 64
+		// 29.2/32.4, 49.2/58.4, 523.2/595.2; float64 dim 32 25.2/23.6,
+		// 60.3/40.8, 549.1/390.4. Other dims were not measured.
 		AutoRank: 0,
-		Prefer:   func(Shape) bool { return false },
-		AutoDoc:  "never, until measured",
+		Prefer:   func(s Shape) bool { return s.DType == Float32 },
+		AutoDoc:  "in float32 (faster than the tiled kernel at every batch measured at dims 32 and 64; slower in float64)",
 	},
 	{
 		Name: "gibbs_philox", Role: Philox, Block: "kernel_philox",

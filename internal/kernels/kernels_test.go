@@ -47,7 +47,7 @@ func TestTableRows(t *testing.T) {
 	}
 	slices.SortFunc(sweeps, func(a, b *Kernel) int { return a.AutoRank - b.AutoRank })
 	last := sweeps[len(sweeps)-1]
-	for _, s := range []Shape{{1, 1, 1, 1, false}, {64, 1 << 30, 1 << 20, 200, true}} {
+	for _, s := range []Shape{{1, 1, 1, 1, false, Float32}, {64, 1 << 30, 1 << 20, 200, true, Float64}} {
 		if !last.Prefer(s) {
 			t.Errorf("Auto's last strategy %s does not hold at %+v: some shapes fall through", last.Name, s)
 		}
