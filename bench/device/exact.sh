@@ -31,9 +31,7 @@ if [ "${NCU:-1}" = 1 ]; then
 fi
 suites=${SUITES:-'TestGPUMatrix$|TestGPUAPI$|TestGPUChains$'}
 if [ "${SKIP_SUITES:-0}" != 1 ]; then
-  for p in bin/*.test; do
-    case $p in bin/gibbsrt.test) ;; *) run "suite-$(basename "$p" .test)" "$p" -test.v -test.run "$suites" ;; esac
-  done
+  suites "$suites"
   [ "${GIBBSRT:-1}" = 1 ] && run suite-gibbsrt bin/gibbsrt.test -test.v
 fi
 echo "== exact draws (µs a draw of every chain)"

@@ -24,9 +24,7 @@ if [ "${NCU:-1}" = 1 ]; then
 fi
 suites=${SUITES:-'TestGPUMatrix$|TestGPUAPI$|TestGPUChains$'}
 if [ "${SKIP_SUITES:-0}" != 1 ]; then
-  for p in bin/*.test; do
-    case $p in bin/gibbsrt.test) ;; *) run "suite-$(basename "$p" .test)" "$p" -test.v -test.run "$suites" ;; esac
-  done
+  suites "$suites"
   # gibbsrt's tests read their testdata from the package directory.
   [ "${GIBBSRT:-1}" = 1 ] && run suite-gibbsrt bash -c 'cd gibbsrt && ../bin/gibbsrt.test -test.v'
 fi
@@ -34,12 +32,7 @@ echo "== exact draws (µs a draw of every chain)"
 grep -E "exact" "$out/bench.log"
 echo "== torch"
 tail -n 20 "$out/torch.log"
-echo "== ncu"
-for f in "$out"/ncu-*.log; do
-  [ -f "$f" ] || continue
-  echo "-- $(basename "$f" .log)"
-  grep -E 'Duration|Throughput|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|No Eligible|Warp Cycles Per Issued|Issued Warp|stalled' "$f" | head -n 60
-done
+ncu_report
 echo "== summary"
 cat "$out/summary.txt"
 tar czf "${OUT:-/tmp}/logs.tgz" -C "$out" . && rm -rf "$out"

@@ -12,3 +12,18 @@ run() {  # run NAME CMD...: the command's log in $out/NAME.log, its exit in $out
   [ $rc -eq 0 ] || status=1
   echo "$name: exit $rc, $((SECONDS - t0)) s, $(grep -c -- '^--- PASS\|^    --- PASS' "$out/$name.log") passes, $(grep -c -- '--- FAIL' "$out/$name.log") failures" | tee -a "$out/summary.txt"
 }
+suites() {  # suites REGEX: the GPU suites matching REGEX of every test binary under bin/ but gibbsrt's
+  local p
+  for p in bin/*.test; do
+    case $p in bin/gibbsrt.test) ;; *) run "suite-$(basename "$p" .test)" "$p" -test.v -test.run "$1" ;; esac
+  done
+}
+ncu_report() {  # ncu_report: the main figures of each ncu log under $out
+  local f
+  echo "== ncu"
+  for f in "$out"/ncu-*.log; do
+    [ -f "$f" ] || continue
+    echo "-- $(basename "$f" .log)"
+    grep -E 'Duration|Throughput|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|No Eligible|Warp Cycles Per Issued|Issued Warp|stalled' "$f" | head -n 60
+  done
+}

@@ -32,20 +32,13 @@ if [ "${NCU:-1}" = 1 ]; then
 fi
 suites=${SUITES:-'TestGPU'}
 if [ "${SKIP_SUITES:-0}" != 1 ]; then
-  for p in bin/*.test; do
-    case $p in bin/gibbsrt.test) ;; *) run "suite-$(basename "$p" .test)" "$p" -test.v -test.run "$suites" ;; esac
-  done
+  suites "$suites"
   # gibbsrt's tests read their testdata from the package directory.
   [ "${GIBBSRT:-1}" = 1 ] && run suite-gibbsrt bash -c 'cd gibbsrt && ../bin/gibbsrt.test -test.v'
 fi
 echo "== sweeps"
 for f in "$out"/bench-*.log; do echo "-- $(basename "$f" .log)"; grep -v '^ *$' "$f" | tail -n 30; done
-echo "== ncu"
-for f in "$out"/ncu-*.log; do
-  [ -f "$f" ] || continue
-  echo "-- $(basename "$f" .log)"
-  grep -E 'Duration|Throughput|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|No Eligible|Warp Cycles Per Issued|Issued Warp|stalled' "$f" | head -n 60
-done
+ncu_report
 echo "== summary"
 cat "$out/summary.txt"
 # The device tool brings back at most 8 files: the logs and JSON go as one
