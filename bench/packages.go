@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -193,6 +194,10 @@ func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsimpl.Module, 
 				return err
 			}
 		}
+		if err := linearRows(b, dir, spec.DType, s, ds, x0, batch); err != nil {
+			ds.Free()
+			return err
+		}
 		ds.Free()
 	}
 	return setStrategy(s, gibbsrt.Auto)
@@ -229,6 +234,67 @@ func exactDraws[T gibbsrt.Float](b *bench, dir, dt string, s *gibbsrt.Sampler[T]
 		r.ChainSweepsPerSec = float64(batch) / r.SecPerSweep
 		b.rep.Packages = append(b.rep.Packages, r)
 		b.printf("%5d %8d %6d  %-13s %12.3f %14.3e %12s %7s  %s\n", s.Dim(), batch, 1, label, r.SecPerSweep*1e6, r.ChainSweepsPerSec, "-", "-", "one draw of every chain per launch")
+	}
+	return nil
+}
+
+// linearRows times a linear term per chain (gibbsrt.Sampler.SetLinear):
+// SetLinearDevice of a new term, which computes the shifts Q⁻¹·h_c and
+// waits for them (Kernel "set-linear", µs a call), and Auto's sweeps with
+// the term set at each sweeps per launch (Kernel "auto+linear"), to set
+// beside Auto's rows without it. A package generated before gibbsgen
+// 0.14.0 has no linear kernels, and no rows.
+func linearRows[T gibbsrt.Float](b *bench, dir, dt string, s *gibbsrt.Sampler[T], ds *gibbsrt.DeviceState[T], x0 []T, batch int) error {
+	dim := s.Dim()
+	rng := rand.New(rand.NewPCG(uint64(batch), 29))
+	h := make([]T, batch*dim)
+	for i := range h {
+		h[i] = T(rng.NormFloat64())
+	}
+	hd, err := s.NewDeviceState(batch)
+	if err != nil {
+		return err
+	}
+	defer hd.Free()
+	if err := hd.Upload(h); err != nil {
+		return err
+	}
+	var mk *gibbsrt.MissingKernelError
+	if err := s.SetLinearDevice(hd); errors.As(err, &mk) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer s.SetLinear(nil)
+	if err := setStrategy(s, gibbsrt.Auto); err != nil {
+		return err
+	}
+	row := func(kernel string, sweeps int, stats Stats) {
+		r := PackageRow{Dir: dir, Dim: dim, DType: dt, Batch: batch, SweepsPerLaunch: sweeps, Kernel: kernel,
+			Resolved: s.Choose(batch, sweeps).String(), Launch: stats, SecPerSweep: stats.MedianMs * 1e-3 / float64(sweeps)}
+		r.ChainSweepsPerSec = float64(batch) / r.SecPerSweep
+		b.rep.Packages = append(b.rep.Packages, r)
+		b.printf("%5d %8d %6d  %-13s %12.3f %14.3e %12s %7s  %s\n", dim, batch, sweeps, kernel, r.SecPerSweep*1e6, r.ChainSweepsPerSec, "-", "-", "a linear term per chain")
+	}
+	stats, err := b.timeLaunches(func() error { return s.SetLinearDevice(hd) })
+	if err != nil {
+		return fmt.Errorf("SetLinearDevice, B=%d: %w", batch, err)
+	}
+	row("set-linear", 1, stats)
+	for _, sweeps := range b.opt.sweeps {
+		if err := ds.Upload(x0); err != nil {
+			return err
+		}
+		st := gibbsrt.Stream{Seed: benchSeed}
+		stats, err := b.timeLaunches(func() error {
+			err := s.SweepDevice(ds, sweeps, st)
+			st.Sweep += uint64(sweeps)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("sweeps with a linear term, B=%d, %d sweeps: %w", batch, sweeps, err)
+		}
+		row("auto+linear", sweeps, stats)
 	}
 	return nil
 }

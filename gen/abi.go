@@ -27,6 +27,10 @@ type blockData struct {
 // groups (kernels.Geometry.PlainLoops), as "true" or "false" for C++.
 func (b blockData) PlainLoops() bool { return b.Kernel.Launch(b.Dim, b.DType).PlainLoops }
 
+// Threads is the kernel's block size (its Geometry's), for
+// __launch_bounds__.
+func (b blockData) Threads() int { return b.Kernel.Launch(b.Dim, b.DType).Threads }
+
 func newBlockData(d cudaData, k *kernels.Kernel) blockData {
 	b := blockData{cudaData: d, Kernel: k}
 	if k.Shape != nil {

@@ -258,6 +258,8 @@ func testFile(s *module, b Build) *jen.File {
 		{"TestGPURelaxedDistribution", "GPURelaxedDistribution", "GPU: the schemes' and Chebyshev's closed-form checks at 1M chains."},
 		{"TestMatrix", "Matrix", "CPU: the matrix form's exact draws and sweeps against closed forms."},
 		{"TestGPUMatrix", "GPUMatrix", "GPU: the Matrix strategy equals the twin in the matrix form bit for bit; exact draws; closed forms at 1M chains."},
+		{"TestLinear", "Linear", "CPU: a linear term per chain: each chain's moments around its own target's mean, after sweeps and exact draws."},
+		{"TestGPULinear", "GPULinear", "GPU: a linear term per chain equals the twin bit for bit in every strategy, the matrix form, exact draws, traces and Chebyshev; closed forms at 1M chains."},
 		{"TestGPUMulti", "GPUMulti", "GPU: chains split across samplers (one device twice) equal one sampler's bit for bit."},
 		{"TestGPULargeState", "GPULargeState", "GPU: a state over 2^31 elements (8.6 GB; GIBBSGEN_LARGE=1)."},
 	} {

@@ -21,6 +21,10 @@ type Chains[T Float] interface {
 	// SetModel validates the precision matrix Q and the mean mu and
 	// installs them (see NewCoefficients).
 	SetModel(Q [][]float64, mu []float64) error
+	// SetLinear sets a linear term per chain, h ([chains][dim]): chain c
+	// then targets N(mu + Q⁻¹·h_c, Q⁻¹) in every later call, which must
+	// have that many chains; nil clears it.
+	SetLinear(h []T) error
 	// SetScheme sets how later sweeps update the chains (Plain until set).
 	SetScheme(sc Scheme) error
 	// Scheme returns the scheme set.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/gibbsgen/gibbsgen/internal/cuda"
@@ -42,11 +43,13 @@ func (s *Sampler[T]) NewDeviceTrace(t Trace, chains, records int) (*DeviceTrace[
 		if d.buf, err = l.Alloc(uint64(size) * elemSize[T]()); err != nil {
 			return err
 		}
-		if d.idx, err = l.Alloc(uint64(len(sh.index)) * 4); err != nil {
+		// The columns of each coordinate, then the coordinate of each column.
+		maps := append(slices.Clone(sh.index), sh.coords()...)
+		if d.idx, err = l.Alloc(uint64(len(maps)) * 4); err != nil {
 			l.Free(d.buf)
 			return err
 		}
-		return l.CopyToDevice(d.idx, unsafe.Pointer(&sh.index[0]), uint64(len(sh.index))*4)
+		return l.CopyToDevice(d.idx, unsafe.Pointer(&maps[0]), uint64(len(maps))*4)
 	})
 	if err != nil {
 		return nil, err
@@ -184,6 +187,6 @@ func (t *DeviceTrace[T]) prepare(s *Sampler[T], chains, sweeps int, st Stream) e
 
 // args are the kernel's trace arguments for t.
 func (t *DeviceTrace[T]) args() traceArgs {
-	return traceArgs{out: t.buf, index: t.idx, thin: uint32(t.sh.thin), cols: uint32(t.sh.cols),
+	return traceArgs{out: t.buf, index: t.idx, coord: t.idx + cuda.DevicePtr(4*len(t.sh.index)), thin: uint32(t.sh.thin), cols: uint32(t.sh.cols),
 		chain0: uint64(t.sh.first), chains: uint64(t.sh.rows)}
 }

@@ -70,6 +70,7 @@ func (vs argValues) args(name string, params []kernels.Param) ([]any, error) {
 // means a plain launch.
 type traceArgs struct {
 	out, index     cuda.DevicePtr
+	coord          cuda.DevicePtr // per column, its coordinate (the linear term's shift of records)
 	thin, cols     uint32
 	chain0, chains uint64
 }
@@ -126,6 +127,23 @@ func philoxArgs(in, out cuda.DevicePtr, n int) argValues {
 // transformArgs are the Transform kernel's values.
 func transformArgs(out cuda.DevicePtr, first uint32, n int) argValues {
 	return argValues{{"out", uint64(out)}, {"first", uint64(first)}, {"n", uint64(n)}}
+}
+
+// linearArgs are gibbs_linear's values: the shifts d of the chains' linear
+// terms h, from Q⁻¹ in float64 (p), and the flag of the first bad chain.
+func linearArgs(d, h, p cuda.DevicePtr, chains int, bad cuda.DevicePtr) argValues {
+	return argValues{{"d", uint64(d)}, {"h", uint64(h)}, {"p", uint64(p)}, {"chains", uint64(chains)}, {"bad", uint64(bad)}}
+}
+
+// shiftArgs are gibbs_shift's values: n elements of out shifted by d, as
+// rows of cols columns of the coordinates coord (0: the state).
+func shiftArgs(out, d cuda.DevicePtr, n, rows uint64, cols uint32, coord cuda.DevicePtr, sub bool) argValues {
+	b := uint64(0)
+	if sub {
+		b = 1
+	}
+	return argValues{{"out", uint64(out)}, {"d", uint64(d)}, {"n", n}, {"rows", rows}, {"cols", uint64(cols)},
+		{"coord", uint64(coord)}, {"sub", b}}
 }
 
 // momentsArgs are the Moments kernel's values.

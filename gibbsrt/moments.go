@@ -280,12 +280,27 @@ func (r *Reference[T]) SweepMoments(x []T, sweeps int, st Stream, tr Trace) (*mc
 	}
 	m := newRowMoments[T](rows, sh.cols)
 	record := make([]T, sh.size(1))
+	// A linear term's shifts come off once and go back once, as around
+	// the GPU's one launch.
+	var lin []T
+	if chains > 0 && sweeps > 0 {
+		if lin, err = r.linearFor(chains); err != nil {
+			return nil, err
+		}
+	}
+	shiftAll := func(sub bool) {
+		for c := 0; lin != nil && c < chains; c++ {
+			shiftChain(x[c*r.dim:(c+1)*r.dim], lin[c*r.dim:(c+1)*r.dim], sub)
+		}
+	}
+	shiftAll(true)
+	defer shiftAll(false)
 	for done := 0; done < sweeps; {
 		s := st.Sweep + uint64(done)
 		n := min(sweeps-done, tr.Thin-int(s%uint64(tr.Thin))) // through the next recorded sweep
 		part := st
 		part.Sweep = s
-		got, err := r.sweep(x, n, part, &tr, record, chebyshevRun[T]{})
+		got, err := r.sweepShifted(x, n, part, &tr, record, chebyshevRun[T]{}, false)
 		if err != nil {
 			return nil, err
 		}

@@ -25,7 +25,8 @@ type plan[T Float] struct {
 	cheb *mixing.Chebyshev
 	rec  *mixing.Recurrence // where the last chebyshevTable left cheb's recurrence
 	mat  *MatrixTables[T]
-	rows []T // co.byRow(), the twin's weights; computed on first use
+	rows []T       // co.byRow(), the twin's weights; computed on first use
+	inv  []float64 // Q⁻¹ for a linear term per chain (inverse); computed on first use
 }
 
 // newPlan validates Q and mu, chooses ω if sc asks for it, and computes
@@ -77,11 +78,18 @@ func (p *plan[T]) rescheme(sc Scheme) (*plan[T], error) {
 	}
 	if sc.Kind == p.scheme.Kind && sc.Omega == p.scheme.Omega && sc.Tune == p.scheme.Tune {
 		p.mu.Lock()
-		np := &plan[T]{dim: p.dim, mean: p.mean, q: p.q, scheme: sc, co: p.co, mix: p.mix, cheb: p.cheb, mat: p.mat, rows: p.rows}
+		np := &plan[T]{dim: p.dim, mean: p.mean, q: p.q, scheme: sc, co: p.co, mix: p.mix, cheb: p.cheb, mat: p.mat, rows: p.rows, inv: p.inv}
 		p.mu.Unlock()
 		return np.eager()
 	}
-	return planOf[T](p.q, p.mean, sc)
+	np, err := planOf[T](p.q, p.mean, sc)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	np.inv = p.inv // the same model's
+	p.mu.Unlock()
+	return np, nil
 }
 
 // chebyshevRun is a call's Chebyshev iterations: the coefficient table and

@@ -69,6 +69,7 @@ type Reference[T Float] struct {
 	scheme    Scheme
 	schemeSet bool // else Plain
 	p         *plan[T]
+	lin       *twinLinear[T] // SetLinear's, or nil
 	closed    atomic.Bool
 }
 
@@ -119,6 +120,13 @@ func (r *Reference[T]) SetModel(Q [][]float64, mu []float64) error {
 	p, err := newPlan[T](r.dim, Q, mu, r.Scheme())
 	if err != nil {
 		return err
+	}
+	if r.lin != nil { // its shifts for the new model, or no change
+		l := *r.lin
+		if _, err := l.shifts(p); err != nil {
+			return err
+		}
+		r.lin = &l
 	}
 	r.p = p
 	return nil
@@ -209,6 +217,14 @@ func (r *Reference[T]) SweepChebyshev(x, prev []T, first, iterations int, st Str
 }
 
 func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T, ch chebyshevRun[T]) (int, error) {
+	return r.sweepShifted(x, sweeps, st, tr, out, ch, true)
+}
+
+// sweepShifted is sweep; with a linear term, shiftState says whether it
+// takes the shifts off the state (and prev) and puts them back, or the
+// caller has (SweepMoments, which sweeps from record to record as the GPU
+// sweeps in one launch). Records are shifted either way.
+func (r *Reference[T]) sweepShifted(x []T, sweeps int, st Stream, tr *Trace, out []T, ch chebyshevRun[T], shiftState bool) (int, error) {
 	if err := r.ready("Sweep"); err != nil {
 		return 0, err
 	}
@@ -244,6 +260,12 @@ func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T, c
 	if mt == nil {
 		rows = r.p.byRow()
 	}
+	var lin []T // the linear term's shifts, or nil
+	if chains > 0 && sweeps > 0 {
+		if lin, err = r.linearFor(chains); err != nil {
+			return 0, err
+		}
+	}
 	run := func(lo, hi int) {
 		pos := make([]T, d)       // the chain in the current frame's order
 		z := make([]T, Stride(d)) // a pass's normals, by position
@@ -251,6 +273,17 @@ func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T, c
 		next := make([]T, d)      // the matrix form's new state
 		for c := lo; c < hi; c++ {
 			xc := x[c*d : (c+1)*d]
+			var dc, prevc, shifted []T // the chain's shift, its previous iterate, a shifted record
+			if lin != nil {
+				dc, shifted = lin[c*d:(c+1)*d], make([]T, d)
+			}
+			if lin != nil && shiftState {
+				shiftChain(xc, dc, true)
+				if ch.table != nil {
+					prevc = ch.prev[c*d : (c+1)*d]
+					shiftChain(prevc, dc, true)
+				}
+			}
 			cur := 0
 			if kind == Backward {
 				cur = 1
@@ -292,12 +325,24 @@ func (r *Reference[T]) sweep(x []T, sweeps int, st Stream, tr *Trace, out []T, c
 				if tr != nil && (s+1)%uint64(sh.thin) == 0 {
 					if sh.traced(c) {
 						toFrame(xc, pos, cur)
-						record(sh, out, rec, c, xc)
+						if dc != nil {
+							copy(shifted, xc)
+							shiftChain(shifted, dc, false)
+							record(sh, out, rec, c, shifted)
+						} else {
+							record(sh, out, rec, c, xc)
+						}
 					}
 					rec++
 				}
 			}
 			toFrame(xc, pos, cur)
+			if dc != nil && shiftState {
+				shiftChain(xc, dc, false)
+				if prevc != nil {
+					shiftChain(prevc, dc, false)
+				}
+			}
 		}
 	}
 	parallelChains(chains, sweeps*d*d, run)
@@ -322,11 +367,20 @@ func (r *Reference[T]) DrawExact(x []T, st Stream) error {
 	if err != nil {
 		return err
 	}
+	var lin []T
+	if chains > 0 {
+		if lin, err = r.linearFor(chains); err != nil {
+			return err
+		}
+	}
 	parallelChains(chains, d*d, func(lo, hi int) {
 		z, next := make([]T, Stride(d)), make([]T, d)
 		for c := lo; c < hi; c++ {
 			passNormals(z, st.Seed, st.Chain+uint64(c), st.Sweep, d, 0)
 			mt.pass(x[c*d:(c+1)*d], z, next, 2, 1)
+			if lin != nil {
+				shiftChain(x[c*d:(c+1)*d], lin[c*d:(c+1)*d], false)
+			}
 		}
 	})
 	return nil
@@ -417,14 +471,26 @@ func (r *Reference[T]) SweepNoise(x, noise []T, sweeps int) error {
 	if r.p.ext() || r.p.form() == FormMatrix {
 		return fmt.Errorf("gibbsrt: SweepNoise runs plain Gibbs sweeps in the sequential form; the scheme is %v", r.p.scheme)
 	}
+	var lin []T
+	if chains > 0 && sweeps > 0 {
+		if lin, err = r.linearFor(chains); err != nil {
+			return err
+		}
+	}
 	z, rows := make([]T, d), r.p.byRow()
 	for c := 0; c < chains; c++ {
 		xc := x[c*d : (c+1)*d]
+		if lin != nil {
+			shiftChain(xc, lin[c*d:(c+1)*d], true)
+		}
 		for k := 0; k < sweeps; k++ {
 			for i := range z {
 				z[i] = noise[(k*d+i)*chains+c]
 			}
 			co.pass(rows, xc, z, 0, 1, false)
+		}
+		if lin != nil {
+			shiftChain(xc, lin[c*d:(c+1)*d], false)
 		}
 	}
 	return nil

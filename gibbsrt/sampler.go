@@ -59,6 +59,10 @@ type Sampler[T Float] struct {
 	// runs in place of ChooseExact's; "" keeps the choice.
 	exactForced string
 
+	// The linear term per chain (SetLinear), or nil, and the buffers of
+	// the one before, which the next SetLinear reuses.
+	lin, linSpare *deviceLinear
+
 	// The per-model kernel (specialize.go): the current model's, the
 	// compiled ones by model hash, and the compilations in flight.
 	spec       *specialization[T]
@@ -209,6 +213,12 @@ func (s *Sampler[T]) SetModel(Q [][]float64, mu []float64) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if err := s.relinear(p); err != nil {
+		return err
+	}
 	return s.install(p)
 }
 
@@ -550,8 +560,23 @@ func (s *Sampler[T]) DrawExact(x []T, st Stream) error {
 		return err
 	}
 	return s.onHost(x, func(l cuda.Locked, p cuda.DevicePtr) error {
-		return s.launch(l, k, e, chains, exactArgs(p, chains, st))
+		return s.launchExact(l, k, e, p, chains, st)
 	})
+}
+
+// launchExact queues an exact draw of the chains at x, plus the linear
+// term's shifts if one is set (nothing is subtracted first: the draw
+// reads no state). It runs inside ctx.Do, with s.mu held.
+func (s *Sampler[T]) launchExact(l cuda.Locked, k *kernels.Kernel, e kernels.Entry, x cuda.DevicePtr, chains int, st Stream) error {
+	lin, err := s.linearFor(chains)
+	if err != nil {
+		return err
+	}
+	if err := s.launch(l, k, e, chains, exactArgs(x, chains, st)); err != nil || lin == nil {
+		return err
+	}
+	n := uint64(chains) * uint64(s.m.Dim)
+	return s.shift(l, x, lin.d, n, uint64(chains), uint32(s.m.Dim), 0, false)
 }
 
 // DrawExactDevice is DrawExact on device state: queued, no copies.
@@ -569,7 +594,7 @@ func (s *Sampler[T]) DrawExactDevice(x *DeviceState[T], st Stream) error {
 		return err
 	}
 	return s.ctx.Do(func(l cuda.Locked) error {
-		return s.launch(l, k, e, chains, exactArgs(x.ptr, chains, st))
+		return s.launchExact(l, k, e, x.ptr, chains, st)
 	})
 }
 
@@ -683,6 +708,18 @@ const maxSweepsPerLaunch = 1 << 30
 // Ext entry point for other schemes, traces (t) and Chebyshev iterations
 // (ch).
 func (s *Sampler[T]) launchSweeps(l cuda.Locked, x cuda.DevicePtr, chains, sweeps int, st Stream, t traceArgs, ch chebArgs) error {
+	records := 0
+	if t.out != 0 {
+		records = Records(int(t.thin), st.Sweep, sweeps)
+	}
+	return s.shifted(l, x, ch.prev, chains, records, t, func() error {
+		return s.launchModel(l, x, chains, sweeps, st, t, ch)
+	})
+}
+
+// launchModel is launchSweeps on the model's own target, without the
+// linear term's shifts.
+func (s *Sampler[T]) launchModel(l cuda.Locked, x cuda.DevicePtr, chains, sweeps int, st Stream, t traceArgs, ch chebArgs) error {
 	e := kernels.EntryPlain
 	switch {
 	case ch.table != 0 || s.p.ext():
@@ -748,7 +785,10 @@ func (s *Sampler[T]) SweepNoise(x, noise []T, sweeps int) error {
 		if err != nil {
 			return err
 		}
-		if err := s.launch(l, k, kernels.EntryPlain, chains, noiseArgs(dx, dn, chains, sweeps)); err != nil {
+		err = s.shifted(l, dx, 0, chains, 0, traceArgs{}, func() error {
+			return s.launch(l, k, kernels.EntryPlain, chains, noiseArgs(dx, dn, chains, sweeps))
+		})
+		if err != nil {
 			return err
 		}
 		return l.CopyFromDevice(unsafe.Pointer(&x[0]), dx, uint64(len(x))*elemSize[T]())
@@ -947,6 +987,12 @@ func (s *Sampler[T]) Close() error {
 			errs = append(errs, l.Free(t.buf), l.Free(t.idx))
 			t.freed = true
 		}
+		for _, lin := range []*deviceLinear{s.lin, s.linSpare} {
+			if lin != nil {
+				errs = append(errs, lin.free(l))
+			}
+		}
+		s.lin, s.linSpare = nil, nil
 		clear(s.traces)
 		if s.staging.Bytes > 0 {
 			errs = append(errs, l.FreeHost(s.staging))

@@ -85,6 +85,8 @@ func TestLaunchArgsMatchTable(t *testing.T) {
 		kernels.Moments:    {momentsArgs(1, 1000, 8, 128, 2), []any{p(1), uint64(1000), uint32(8), uint64(128), p(2)}},
 		kernels.Transform:  {transformArgs(1, 7, 100), []any{p(1), uint32(7), uint32(100)}},
 		kernels.Exact:      {exactArgs(1, 10, st), []any{p(1), uint64(10), uint64(1), uint64(2), uint64(3)}},
+		kernels.Linear:     {linearArgs(1, 2, 3, 10, 4), []any{p(1), p(2), p(3), uint64(10), p(4)}},
+		kernels.Shift:      {shiftArgs(1, 2, 300, 10, 30, 3, true), []any{p(1), p(2), uint64(300), uint64(10), uint32(30), p(3), uint32(1)}},
 	}
 	all := extArgs(1, 10, 5, st, Symmetric, ch, tr)
 	traced := append(append([]any(nil), sweep...), p(3), uint32(2), uint64(1), uint64(5), p(4), uint32(3))

@@ -95,6 +95,17 @@ func record[T Float](sh traceShape, out []T, r, c int, x []T) {
 	}
 }
 
+// coords returns the coordinate of each column.
+func (sh traceShape) coords() []uint32 {
+	out := make([]uint32, sh.cols)
+	for i, col := range sh.index {
+		if col != noColumn {
+			out[col] = uint32(i)
+		}
+	}
+	return out
+}
+
 // traced reports whether chain c of the call is traced.
 func (sh traceShape) traced(c int) bool { return c >= sh.first && c < sh.first+sh.rows }
 

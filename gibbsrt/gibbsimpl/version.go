@@ -13,7 +13,7 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 // package generated for an incompatible runtime fails to build at those lines,
 // whose comment tells the user to regenerate it.
 //
-// This runtime runs versions 7 to 11 (gibbsgen 0.7.0 to 0.13.0): a version
+// This runtime runs versions 7 to 12 (gibbsgen 0.7.0 to 0.14.0): a version
 // 7 package's per-model PTX has no GGZ marker and draws a pass's normals
 // inside the pass, a version 7 or 8 package has no tiled exact-draw
 // kernel, so its exact samples come from its matrix kernel's _ext entry
@@ -21,7 +21,9 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 // ABI, so its thread-per-chain plain entry points, which run one group a
 // block, get a block per group; a package before version 11 has no
 // chain-per-thread exact-draw kernel, so its draws come from the tiled one,
-// with the same bits. Older packages stop at the assertion: their
+// with the same bits, and a package before version 12 has no kernels for
+// a linear term per chain, so its SetLinear returns a
+// *MissingKernelError. Older packages stop at the assertion: their
 // Go or their kernels no longer fit. CHANGELOG.md says what each version
 // changed.
 const (
@@ -30,7 +32,7 @@ const (
 	// MinVersion is the oldest generated-package version this runtime supports.
 	MinVersion = 7
 	// MaxVersion is the newest generated-package version this runtime supports.
-	MaxVersion = 11
+	MaxVersion = 12
 )
 
 // EnforceVersion is used by generated code to assert compatibility; it has

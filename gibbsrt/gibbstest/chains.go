@@ -85,6 +85,13 @@ func gpuLengths[T gibbsrt.Float](t *testing.T, h Harness[T], m Model) {
 // that one side refuses with a MissingKernelError (a package without the
 // Matrix strategy) is a documented difference, and skipped.
 func CompareChains[T gibbsrt.Float](a, b gibbsrt.Chains[T], m Model, chains int, seed uint64) error {
+	return compareChains(a, b, m, chains, seed, nil)
+}
+
+// compareChains is CompareChains, with the linear term h per chain set
+// after the model if h is not nil, and then the linear term's refusals:
+// the same errors, nothing changed.
+func compareChains[T gibbsrt.Float](a, b gibbsrt.Chains[T], m Model, chains int, seed uint64, h []T) error {
 	d := a.Dim()
 	if b.Dim() != d || len(m.Mu) != d {
 		return fmt.Errorf("dims %d and %d, model %d", d, b.Dim(), len(m.Mu))
@@ -127,6 +134,12 @@ func CompareChains[T gibbsrt.Float](a, b gibbsrt.Chains[T], m Model, chains int,
 	}
 	steps := []error{
 		step("SetModel", func(c gibbsrt.Chains[T], _ []T) error { return c.SetModel(m.Rows(), m.Mu) }),
+		step("SetLinear", func(c gibbsrt.Chains[T], _ []T) error {
+			if h == nil {
+				return nil
+			}
+			return c.SetLinear(h)
+		}),
 		step("Sweep", func(c gibbsrt.Chains[T], x []T) error { return c.Sweep(x, 5, st) }),
 		answer("SweepTrace", func(c gibbsrt.Chains[T], x []T) (any, error) {
 			out := make([]T, gibbsrt.Records(tr.Thin, st.Sweep+5, 7)*tr.Chains*len(m.Mu)+3)
@@ -179,6 +192,30 @@ func CompareChains[T gibbsrt.Float](a, b gibbsrt.Chains[T], m Model, chains int,
 			return c.SweepChebyshev(x, make([]T, d), 0, 1, st)
 		}),
 		step("SetScheme of ω 2", func(c gibbsrt.Chains[T], _ []T) error { return c.SetScheme(gibbsrt.Scheme{Omega: 2}) }),
+	}
+	if h != nil {
+		bad := slices.Clone(h)
+		bad[len(bad)/2] = T(math.Inf(-1))
+		steps = append(steps,
+			step("SetLinear of a partial chain", func(c gibbsrt.Chains[T], _ []T) error { return c.SetLinear(h[:len(h)-1]) }),
+			step("SetLinear with an infinity", func(c gibbsrt.Chains[T], _ []T) error { return c.SetLinear(bad) }),
+			step("Sweep of other chains than the term's", func(c gibbsrt.Chains[T], x []T) error { return c.Sweep(x[d:], 1, st) }),
+			step("Sweep with the term kept", func(c gibbsrt.Chains[T], x []T) error { return c.Sweep(x, 2, st) }),
+			step("SetModel keeps the term", func(c gibbsrt.Chains[T], x []T) error {
+				if err := c.SetModel(m.Rows(), m.Mu); err != nil {
+					return err
+				}
+				return c.Sweep(x, 2, st)
+			}),
+			step("SetLinear(nil)", func(c gibbsrt.Chains[T], x []T) error {
+				if err := c.SetLinear(nil); err != nil {
+					return err
+				}
+				return c.Sweep(x[d:], 1, st)
+			}),
+		)
+	}
+	steps = append(steps,
 		step("Close", func(c gibbsrt.Chains[T], _ []T) error { return c.Close() }),
 		step("Sweep after Close", func(c gibbsrt.Chains[T], x []T) error {
 			if err := c.Sweep(x, 1, st); !errors.Is(err, gibbsrt.ErrClosed) {
@@ -186,7 +223,13 @@ func CompareChains[T gibbsrt.Float](a, b gibbsrt.Chains[T], m Model, chains int,
 			}
 			return nil
 		}),
-	}
+		step("SetLinear after Close", func(c gibbsrt.Chains[T], _ []T) error {
+			if err := c.SetLinear(make([]T, d)); !errors.Is(err, gibbsrt.ErrClosed) {
+				return fmt.Errorf("%v, want ErrClosed", err)
+			}
+			return nil
+		}),
+	)
 	for _, err := range steps { // all ran; the first difference explains the rest
 		if err != nil {
 			return err

@@ -2,6 +2,7 @@ package gibbstest
 
 import (
 	"context"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -35,6 +36,26 @@ func TestCompareChains(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareChainsLinear: two twins with the same linear term agree
+// through every step, the term's refusals included; a twin without the
+// term is caught at the first sweep.
+func TestCompareChainsLinear(t *testing.T) {
+	m := AR1(5, 0.6, NonzeroMean(5))
+	h, _ := LinearTerms[float32](m, 50, rand.New(rand.NewPCG(1, 2)))
+	if err := compareChains[float32](gibbsrt.NewReference[float32](5), gibbsrt.NewReference[float32](5), m, 50, 3, h); err != nil {
+		t.Errorf("two twins with one term differ: %v", err)
+	}
+	err := compareChains[float32](gibbsrt.NewReference[float32](5), noLinear{gibbsrt.NewReference[float32](5)}, m, 50, 3, h)
+	if err == nil || !strings.HasPrefix(err.Error(), "Sweep") {
+		t.Errorf("a twin that ignores the term: %v, want a difference in Sweep", err)
+	}
+}
+
+// noLinear ignores SetLinear.
+type noLinear struct{ *gibbsrt.Reference[float32] }
+
+func (noLinear) SetLinear([]float32) error { return nil }
 
 // oddSweep draws its sweeps from another seed.
 type oddSweep struct{ *gibbsrt.Reference[float32] }

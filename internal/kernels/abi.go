@@ -185,6 +185,7 @@ const (
 	U64                             // unsigned long long
 	U32                             // unsigned int
 	F64P                            // double*
+	ConstF64P                       // const double*
 )
 
 // CType is the parameter's C type for dtype dt.
@@ -204,6 +205,8 @@ func (k ParamKind) CType(dt DType) string {
 		return "unsigned int"
 	case F64P:
 		return "double*"
+	case ConstF64P:
+		return "const double*"
 	}
 	return fmt.Sprintf("ParamKind(%d)", int(k))
 }

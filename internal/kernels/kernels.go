@@ -70,6 +70,14 @@ const (
 	// strategy's tables (docs/GUIDE.md, "Exact draws"): as a tiled product
 	// or a chain per thread, the same bits (ChooseExact picks).
 	Exact
+	// Linear computes each chain's mean shift d_c = Q⁻¹·h_c from a
+	// per-chain linear term h (docs/ARITHMETIC.md, "A linear term per
+	// chain").
+	Linear
+	// Shift adds a per-chain shift to, or subtracts it from, the state or
+	// the records of a trace: the sweeps of a model with a linear term per
+	// chain run on x − d_c and hand back x + d_c.
+	Shift
 )
 
 // String is the role's name in the manifest.
@@ -89,6 +97,10 @@ func (r Role) String() string {
 		return "transform"
 	case Exact:
 		return "exact"
+	case Linear:
+		return "linear"
+	case Shift:
+		return "shift"
 	}
 	return fmt.Sprintf("Role(%d)", int(r))
 }
@@ -365,6 +377,7 @@ var (
 	threadPerChain = Geometry{Unit: "chains", PerBlock: ThreadBlock, Threads: ThreadBlock}
 	warpPerChain   = Geometry{Unit: "chains", PerBlock: WarpsPerBlock, Threads: 32 * WarpsPerBlock, Note: "one warp per chain"}
 	onePerRecord   = Geometry{Unit: "n", PerBlock: 128, Threads: 128}
+	onePerElement  = Geometry{Unit: "elements", PerBlock: 256, Threads: 256}
 	onePerBlock    = Geometry{Unit: "blocks", PerBlock: 1, Threads: MomentThreads}
 )
 
@@ -692,6 +705,26 @@ var table = []Kernel{
 		Dims:     anyDims,
 	},
 	{
+		Name: "gibbs_linear", Role: Linear, Block: "kernel_linear",
+		Doc: "the mean shifts of a linear term per chain: d[c][i] = the float64 sum of p[k][i]·h[c][k] for k = 0..dim-1 (each fma rounded once in float64, from 0), rounded once to T, with p = Q⁻¹ in float64; a non-finite d[c][i] lowers *bad to min(*bad, c)",
+		Params: []Param{
+			{Name: "d", Kind: RealP}, {Name: "h", Kind: ConstRealP}, {Name: "p", Kind: ConstF64P},
+			{Name: "chains", Kind: U64, Break: true}, {Name: "bad", Kind: U32P},
+		},
+		Geometry: onePerElement,
+		Dims:     anyDims,
+	},
+	{
+		Name: "gibbs_shift", Role: Shift, Block: "kernel_shift",
+		Doc: "out[e] = out[e] + d[c][k] (sub = 0) or out[e] - d[c][k] (sub = 1), each rounded once to T, for e < n, with c = (e / cols) % rows and k = coord[e % cols] (with coord null: cols = dim, rows = chains, k = e % cols): the state's shift by a linear term's means, and a trace's records'",
+		Params: []Param{
+			{Name: "out", Kind: RealP}, {Name: "d", Kind: ConstRealP}, {Name: "n", Kind: U64},
+			{Name: "rows", Kind: U64, Break: true}, {Name: "cols", Kind: U32}, {Name: "coord", Kind: ConstU32P}, {Name: "sub", Kind: U32},
+		},
+		Geometry: onePerElement,
+		Dims:     anyDims,
+	},
+	{
 		Name: "gibbs_normals", Role: Normals, Block: "kernel_normals",
 		Doc: "test entry point: writes the normals the samplers draw to out, laid out as gibbs_sweep_noise's noise",
 		Params: []Param{
@@ -829,4 +862,4 @@ func pick(s Shape, ks []*Kernel) *Kernel {
 // description that a generated package records (gibbsimpl.GenVersion). Bump
 // it when a change makes packages generated before it unusable with the
 // new runtime, or the reverse.
-const ABIVersion = 11
+const ABIVersion = 12

@@ -188,3 +188,11 @@ static inline double __dadd_rn(double a, double b) { return a + b; }
 static inline double __dmul_rn(double a, double b) { return a * b; }
 static inline double __ddiv_rn(double a, double b) { return a / b; }
 static inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+static inline float __double2float_rn(double a) { return (float)a; }
+using std::isfinite;
+// The fibers of a launch take turns, so an atomic is a plain update.
+static inline unsigned atomicMin(unsigned* p, unsigned v) {
+  const unsigned old = *p;
+  if (v < old) *p = v;
+  return old;
+}
