@@ -19,21 +19,23 @@ import (
 // records; state and records must equal the twin's SweepTrace with
 // SetLinear bit for bit. A NaN in h must lower the bad flag to its chain.
 func TestLinearOnHost(t *testing.T) {
-	for _, c := range emuCases[:4] {
+	// Dims 5 and 13 run gibbs_linear's chain-a-thread form, 72 its
+	// element-a-thread form (kernels.LinearShape).
+	for _, c := range append(emuCases[:4:4], emuCases[4]) {
 		t.Run(fmt.Sprintf("dim=%d/%s", c.dim, c.dt), func(t *testing.T) {
 			t.Parallel()
 			s := Spec{Dim: c.dim, DType: c.dt, Package: "emu", Dir: "emu"}
 			m := buildEmu(t, s)
 			if c.dt == kernels.Float64 {
-				linearOnHost[float64](t, m, s)
+				linearOnHost[float64](t, m, s, c.large)
 			} else {
-				linearOnHost[float32](t, m, s)
+				linearOnHost[float32](t, m, s, c.large)
 			}
 		})
 	}
 }
 
-func linearOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec) {
+func linearOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bool) {
 	dim, dt := s.Dim, s.dtype()
 	rng := rand.New(rand.NewPCG(uint64(dim), 29))
 	model := gibbstest.RandomSPD(dim, 100, rng, gibbstest.NonzeroMean(dim))
@@ -41,7 +43,10 @@ func linearOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec) {
 	if err := ref.SetModel(model.Rows(), model.Mu); err != nil {
 		t.Fatal(err)
 	}
-	const chains, sweeps = 300, 3
+	chains, sweeps, badChain := 300, 3, 123
+	if large {
+		chains, sweeps, badChain = 37, 2, 29
+	}
 	h, _ := gibbstest.LinearTerms[T](model, chains, rng)
 	if err := ref.SetLinear(h); err != nil {
 		t.Fatal(err)
@@ -51,7 +56,7 @@ func linearOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec) {
 		t.Fatal(err)
 	}
 	st := gibbsrt.Stream{Seed: 0x1234, Sweep: 1<<40 + 1, Chain: 1<<33 + 2}
-	tr := gibbsrt.Trace{Thin: 2, FirstChain: 7, Chains: 100, Coords: []int{0, dim / 2, dim - 1}}
+	tr := gibbsrt.Trace{Thin: 2, FirstChain: 7, Chains: chains / 3, Coords: []int{0, dim / 2, dim - 1}}
 	tr.Coords = slices.Compact(tr.Coords)
 	recs, sh := traceShapeOf(tr, dim, chains, st.Sweep, sweeps)
 	coord := make([]uint32, sh.cols)
@@ -69,13 +74,16 @@ func linearOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec) {
 	pinv := d.Upload(inv)
 	launchLinear := func(h []T, out emuBuf) emuBuf {
 		bad := d.Upload([]uint32{math.MaxUint32})
-		g := lin.Launch(dim, dt)
-		d.Launch(lin.Name, g.Blocks(len(h)), g.Threads, out, d.Upload(h), pinv, uint64(len(h)/dim), bad)
+		g, units := lin.Launch(dim, dt), len(h)
+		if g.Unit == "chains" {
+			units /= dim
+		}
+		d.Launch(lin.Name, g.Blocks(units), g.Threads, out, d.Upload(h), pinv, uint64(len(h)/dim), bad)
 		return bad
 	}
 	bad := launchLinear(h, shifts)
 	nan := slices.Clone(h)
-	nan[123*dim+dim-1] = T(math.NaN())
+	nan[badChain*dim+dim-1] = T(math.NaN())
 	badNaN := launchLinear(nan, d.Alloc(uint64(n*dt.Size())))
 	// The traced chains' shifts, for their records: the same kernel on
 	// their rows of h gives the same values.
@@ -113,8 +121,8 @@ func linearOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec) {
 	if b := decode[float32](got[0]); math.Float32bits(b[0]) != math.MaxUint32 {
 		t.Errorf("gibbs_linear's bad flag is %d with every h finite, want none (2³²−1)", math.Float32bits(b[0]))
 	}
-	if b := math.Float32bits(decode[float32](got[1])[0]); b != 123 {
-		t.Errorf("gibbs_linear's bad flag is %d with a NaN in chain 123's h, want 123", b)
+	if b := math.Float32bits(decode[float32](got[1])[0]); b != uint32(badChain) {
+		t.Errorf("gibbs_linear's bad flag is %d with a NaN in chain %d's h, want %[2]d", b, badChain)
 	}
 	want, wantRec := slices.Clone(x0), make([]T, recs*sh.rows*sh.cols)
 	if _, err := ref.SweepTrace(want, sweeps, st, tr, wantRec); err != nil {

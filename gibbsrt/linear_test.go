@@ -218,3 +218,35 @@ func TestLinearFollowsTheModel(t *testing.T) {
 		t.Errorf("after SetLinear(nil) the sweeps differ from a twin without a term: %v vs %v", got[:d], want[:d])
 	}
 }
+
+// With a term, SweepMoments leaves the state Sweep leaves: the GPU shifts
+// once around its one launch, and the twin, which sweeps record by record,
+// must too.
+func TestLinearSweepMomentsState(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 5))
+	const d, chains = 5, 40
+	m := gibbstest.RandomSPD(d, 10, rng, gibbstest.NonzeroMean(d))
+	r := gibbsrt.NewReference[float32](d)
+	if err := r.SetModel(m.Rows(), m.Mu); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := gibbstest.LinearTerms[float32](m, chains, rng)
+	if err := r.SetLinear(h); err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float32, chains*d)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	st := gibbsrt.Stream{Seed: 4, Sweep: 1}
+	want, got := slices.Clone(x), slices.Clone(x)
+	if err := r.Sweep(want, 7, st); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.SweepMoments(got, 7, st, gibbsrt.Trace{Thin: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("SweepMoments' state differs from Sweep's: %v vs %v", got[:d], want[:d])
+	}
+}

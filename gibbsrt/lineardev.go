@@ -181,7 +181,11 @@ func (s *Sampler[T]) linearShifts(l cuda.Locked, nl *deviceLinear, p *plan[T]) e
 	if err != nil {
 		return err
 	}
-	if err := s.launch(l, k, kernels.EntryPlain, nl.chains*s.m.Dim, linearArgs(nl.d, nl.h, nl.inv, nl.chains, nl.bad)); err != nil {
+	units := nl.chains * s.m.Dim // a thread an element, or a chain (kernels.LinearShape)
+	if k.Launch(s.m.Dim, dtypeOf[T]()).Unit == "chains" {
+		units = nl.chains
+	}
+	if err := s.launch(l, k, kernels.EntryPlain, units, linearArgs(nl.d, nl.h, nl.inv, nl.chains, nl.bad)); err != nil {
 		return err
 	}
 	if err := l.StreamSynchronize(s.stream); err != nil {

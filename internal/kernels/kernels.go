@@ -711,8 +711,9 @@ var table = []Kernel{
 			{Name: "d", Kind: RealP}, {Name: "h", Kind: ConstRealP}, {Name: "p", Kind: ConstF64P},
 			{Name: "chains", Kind: U64, Break: true}, {Name: "bad", Kind: U32P},
 		},
-		Geometry: onePerElement,
-		Dims:     anyDims,
+		GeometryOf: linearGeometry,
+		Shape:      func(dim int, dt DType) any { return LinearShapeOf(dim, dt) },
+		Dims:       anyDims,
 	},
 	{
 		Name: "gibbs_shift", Role: Shift, Block: "kernel_shift",
