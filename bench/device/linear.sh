@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# One device call for a linear term per chain (issue 29, item 1): the GPU
-# suites (SUITES) of every test binary under bin/ and gibbsrt's, then the
+# One device call for a linear term per chain (issue 29, item 1): the
 # bench's rows for PACKAGES at BATCHES and SWEEPS, which time Auto with and
-# without a term (auto+linear) and SetLinearDevice (set-linear), and ncu
-# of the linear and shift kernels at B=1M for NCU_PACKAGES. Everything is
+# without a term (auto+linear) and SetLinearDevice (set-linear), ncu of the
+# linear and shift kernels at B=1M for NCU_PACKAGES, then the GPU suites
+# (SUITES) of every test binary under bin/ and gibbsrt's. Everything is
 # built on the development machine and carried as one archive
 # (docs/CONTRIBUTING.md); this script only runs it. Its logs and JSON come
 # back as $OUT/logs.tgz.
@@ -11,12 +11,6 @@ set -uo pipefail
 out=${OUT:-/tmp}/logs
 rm -rf "$out"
 source "$(dirname "$0")/lib.sh"
-suites=${SUITES:-'TestGPULinear$|TestGPUChains$|TestGPUAPI$'}
-if [ "${SKIP_SUITES:-0}" != 1 ]; then
-  suites "$suites"
-  # gibbsrt's tests read their testdata from the package directory.
-  [ "${GIBBSRT:-1}" = 1 ] && run suite-gibbsrt bash -c 'cd gibbsrt && ../bin/gibbsrt.test -test.v'
-fi
 packages=${PACKAGES:-out/gibbs32,out/gibbs64,bin/_gibbs32f64}
 run bench bin/gibbsbench -dims none -packages "$packages" -batches "${BATCHES:-4096,1048576}" -sweeps "${SWEEPS:-1,100}" -calls 0 \
   -model-batches none -check-chains 64 -repeats "${REPEATS:-10}" -json "$out/bench.json"
@@ -26,6 +20,12 @@ if [ "${NCU:-1}" = 1 ]; then
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats \
       bin/gibbsbench -dims none -packages "$p" -batches 1048576 -sweeps 1 -calls 0 -model-batches none -check-chains 64 -repeats 2 -warmup 1
   done
+fi
+suites=${SUITES:-'TestGPULinear$|TestGPUChains$|TestGPUAPI$'}
+if [ "${SKIP_SUITES:-0}" != 1 ]; then
+  suites "$suites"
+  # gibbsrt's tests read their testdata from the package directory.
+  [ "${GIBBSRT:-1}" = 1 ] && run suite-gibbsrt bash -c 'cd gibbsrt && ../bin/gibbsrt.test -test.v'
 fi
 echo "== Auto with and without a linear term (µs a sweep; set-linear: µs a call)"
 grep -E "auto|linear" "$out/bench.log"

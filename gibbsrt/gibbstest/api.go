@@ -156,7 +156,7 @@ func (a *gpuAPI[T]) call() {
 	var what string
 	var f func() error
 	value := false // a method that returns no error
-	switch rng.IntN(31) {
+	switch rng.IntN(33) {
 	case 0:
 		Q, mu := a.m.Rows(), slices.Clone(a.m.Mu)
 		switch rng.IntN(4) {
@@ -366,6 +366,16 @@ func (a *gpuAPI[T]) call() {
 			_, err := rt.SweepMoments(x, sweeps, st, tr)
 			return err
 		}
+	case 31: // a linear term: nil clears it, 2 chains match the first states
+		h := a.state()
+		if len(h) > 0 && rng.IntN(3) == 0 {
+			h[rng.IntN(len(h))] = T(pickOf(rng, math.NaN(), math.Inf(1), 1e300))
+		}
+		args = [][]T{h}
+		what, f = fmt.Sprintf("SetLinear(%d elements)", len(h)), func() error { return rt.SetLinear(h) }
+	case 32:
+		h := a.deviceState()
+		what, f = fmt.Sprintf("SetLinearDevice(%d chains)", h.Chains()), func() error { return rt.SetLinearDevice(h) }
 	}
 	before := make([][]T, len(args))
 	for i, s := range args {

@@ -2780,14 +2780,24 @@ gibbs_moments(const float* rows, unsigned long long n, unsigned int k, unsigned 
 
 // ---------------------------------------------------------------- a linear term per chain
 
-// The mean shift of chain c's linear term (kernels.Linear;
+// The mean shift of chain c's linear term (kernels.Linear, LinearShape;
 // docs/ARITHMETIC.md, "A linear term per chain"): d[c][i] = the sum of
 // p[k][i]·h[c][k] over k = 0..dim-1 in increasing k, each fma rounded once
-// in float64 from 0, then rounded once to T, a thread per element. Q⁻¹ is
-// dense, so d costs dim fmas an element; in float64, so that a float32
+// in float64 from 0, then rounded once to T. In float64, so that a float32
 // package's means do not carry float32 rounding of Q⁻¹. A non-finite
 // element (a NaN or infinity in h, or an overflow) lowers *bad to its
 // chain, so that the host can name the first bad chain.
+#define GG_LSTRIDE 64  // a staged row of p: even, for 16-byte pairs
+__device__ __forceinline__ gg_real gg_linear_round(double acc, unsigned long long c, unsigned* bad) {
+#if GG_F64
+  const double v = acc;
+#else
+  const float v = __double2float_rn(acc);
+#endif
+  if (!isfinite(v)) atomicMin(bad, (unsigned)min(c, 0xFFFFFFFEull));
+  return v;
+}
+// An element per thread.
 extern "C" __global__ void __launch_bounds__(256)
 gibbs_linear(float* d, const float* h, const double* p,
              unsigned long long chains, unsigned int* bad) {
@@ -2798,13 +2808,7 @@ gibbs_linear(float* d, const float* h, const double* p,
   const gg_real* hc = h + c * GG_DIM;
   double acc = 0.0;
   for (int k = 0; k < GG_DIM; ++k) acc = __fma_rn(p[k * GG_DIM + i], (double)hc[k], acc);
-#if GG_F64
-  const double v = acc;
-#else
-  const float v = __double2float_rn(acc);
-#endif
-  d[e] = v;
-  if (!isfinite(v)) atomicMin(bad, (unsigned)min(c, 0xFFFFFFFEull));
+  d[e] = gg_linear_round(acc, c, bad);
 }
 
 // The state's (or a trace's records') shift by the chains' mean shifts:

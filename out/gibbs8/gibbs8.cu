@@ -2843,31 +2843,57 @@ gibbs_moments(const float* rows, unsigned long long n, unsigned int k, unsigned 
 
 // ---------------------------------------------------------------- a linear term per chain
 
-// The mean shift of chain c's linear term (kernels.Linear;
+// The mean shift of chain c's linear term (kernels.Linear, LinearShape;
 // docs/ARITHMETIC.md, "A linear term per chain"): d[c][i] = the sum of
 // p[k][i]·h[c][k] over k = 0..dim-1 in increasing k, each fma rounded once
-// in float64 from 0, then rounded once to T, a thread per element. Q⁻¹ is
-// dense, so d costs dim fmas an element; in float64, so that a float32
+// in float64 from 0, then rounded once to T. In float64, so that a float32
 // package's means do not carry float32 rounding of Q⁻¹. A non-finite
 // element (a NaN or infinity in h, or an overflow) lowers *bad to its
 // chain, so that the host can name the first bad chain.
-extern "C" __global__ void __launch_bounds__(256)
-gibbs_linear(float* d, const float* h, const double* p,
-             unsigned long long chains, unsigned int* bad) {
-  const unsigned long long e = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= chains * GG_DIM) return;
-  const unsigned long long c = e / GG_DIM;
-  const int i = (int)(e % GG_DIM);
-  const gg_real* hc = h + c * GG_DIM;
-  double acc = 0.0;
-  for (int k = 0; k < GG_DIM; ++k) acc = __fma_rn(p[k * GG_DIM + i], (double)hc[k], acc);
+#define GG_LSTRIDE 8  // a staged row of p: even, for 16-byte pairs
+__device__ __forceinline__ gg_real gg_linear_round(double acc, unsigned long long c, unsigned* bad) {
 #if GG_F64
   const double v = acc;
 #else
   const float v = __double2float_rn(acc);
 #endif
-  d[e] = v;
   if (!isfinite(v)) atomicMin(bad, (unsigned)min(c, 0xFFFFFFFEull));
+  return v;
+}
+// A chain per thread: h in registers (loaded through shared memory where
+// the sequential kernels' plain entry points load their state so), the
+// sums in float64 registers, p staged once a block and read a pair of
+// values at a time, the same pair for the whole warp.
+extern "C" __global__ void __launch_bounds__(GG_BLOCK)
+gibbs_linear(float* d, const float* h, const double* p,
+             unsigned long long chains, unsigned int* bad) {
+  __shared__ __align__(16) double ps[GG_DIM * GG_LSTRIDE];
+  for (int e = (int)threadIdx.x; e < GG_DIM * GG_LSTRIDE; e += GG_BLOCK) {
+    const int k = e / GG_LSTRIDE, i = e % GG_LSTRIDE;
+    ps[e] = i < GG_DIM ? p[k * GG_DIM + i] : 0.0;
+  }
+  const unsigned long long c = (unsigned long long)blockIdx.x * GG_BLOCK + threadIdx.x;
+  gg_real hr[GG_DIM];
+  gg_load_state<GG_PLAIN>(hr, const_cast<gg_real*>(h), c, chains);
+  __syncthreads();
+  if (c >= chains) return;
+  double acc[GG_DIM];
+#pragma unroll
+  for (int i = 0; i < GG_DIM; ++i) acc[i] = 0.0;
+#pragma unroll
+  for (int k = 0; k < GG_DIM; ++k) {
+    const double hk = (double)hr[k];
+#pragma unroll
+    for (int i = 0; i < GG_DIM; i += 2) {
+      const double2 pv = *reinterpret_cast<const double2*>(ps + k * GG_LSTRIDE + i);
+      acc[i] = __fma_rn(pv.x, hk, acc[i]);
+      if (i + 1 < GG_DIM) acc[i + 1] = __fma_rn(pv.y, hk, acc[i + 1]);
+    }
+  }
+  gg_real r[GG_DIM];
+#pragma unroll
+  for (int i = 0; i < GG_DIM; ++i) r[i] = gg_linear_round(acc[i], c, bad);
+  gg_store_state<GG_PLAIN>(d, r, c, chains);
 }
 
 // The state's (or a trace's records') shift by the chains' mean shifts:
