@@ -155,20 +155,11 @@ func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsimpl.Module, 
 		}
 		for _, sweeps := range b.opt.sweeps {
 			for _, k := range kernels {
-				if err := ds.Upload(x0); err != nil {
-					ds.Free()
-					return err
-				}
 				if err := setStrategy(s, k); err != nil {
 					ds.Free()
 					return err
 				}
-				st := gibbsrt.Stream{Seed: benchSeed}
-				stats, err := b.timeLaunches(func() error {
-					err := s.SweepDevice(ds, sweeps, st)
-					st.Sweep += uint64(sweeps)
-					return err
-				})
+				stats, err := timeSweeps(b, s, ds, x0, sweeps)
 				if err != nil {
 					ds.Free()
 					return fmt.Errorf("%s, B=%d, %d sweeps: %w", k, batch, sweeps, err)
@@ -201,6 +192,20 @@ func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsimpl.Module, 
 		ds.Free()
 	}
 	return setStrategy(s, gibbsrt.Auto)
+}
+
+// timeSweeps times launches of sweeps sweeps on ds from the state x0, each
+// on the stream's next sweeps.
+func timeSweeps[T gibbsrt.Float](b *bench, s *gibbsrt.Sampler[T], ds *gibbsrt.DeviceState[T], x0 []T, sweeps int) (Stats, error) {
+	if err := ds.Upload(x0); err != nil {
+		return Stats{}, err
+	}
+	st := gibbsrt.Stream{Seed: benchSeed}
+	return b.timeLaunches(func() error {
+		err := s.SweepDevice(ds, sweeps, st)
+		st.Sweep += uint64(sweeps)
+		return err
+	})
 }
 
 // exactDraws times exact draws of every chain of ds (the Matrix
@@ -282,15 +287,7 @@ func linearRows[T gibbsrt.Float](b *bench, dir, dt string, s *gibbsrt.Sampler[T]
 	}
 	row("set-linear", 1, stats)
 	for _, sweeps := range b.opt.sweeps {
-		if err := ds.Upload(x0); err != nil {
-			return err
-		}
-		st := gibbsrt.Stream{Seed: benchSeed}
-		stats, err := b.timeLaunches(func() error {
-			err := s.SweepDevice(ds, sweeps, st)
-			st.Sweep += uint64(sweeps)
-			return err
-		})
+		stats, err := timeSweeps(b, s, ds, x0, sweeps)
 		if err != nil {
 			return fmt.Errorf("sweeps with a linear term, B=%d, %d sweeps: %w", batch, sweeps, err)
 		}

@@ -16,10 +16,7 @@ run bench bin/gibbsbench -dims none -packages "$packages" -batches "${BATCHES:-4
 PYTHONUNBUFFERED=1 run torch python3 bench/peers/torch_peers.py -json "$out/torch.json"
 if [ "${NCU:-1}" = 1 ]; then
   for p in ${NCU_PACKAGES:-out/gibbs32 out/gibbs64}; do
-    run "ncu-$(basename "$p")" ncu --clock-control none -k regex:gibbs_exact_chain --launch-skip 1 --launch-count 1 \
-      --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats \
-      --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
-      bin/gibbsbench -dims none -packages "$p" -batches 1048576 -sweeps 1 -calls 0 -model-batches none -check-chains 64 -repeats 2 -warmup 1
+    ncu_kernels "$(basename "$p")" gibbs_exact_chain 1 1 "$p"
   done
 fi
 suites=${SUITES:-'TestGPUMatrix$|TestGPUAPI$|TestGPUChains$'}

@@ -18,6 +18,12 @@ suites() {  # suites REGEX: the GPU suites matching REGEX of every test binary u
     case $p in bin/gibbsrt.test) ;; *) run "suite-$(basename "$p" .test)" "$p" -test.v -test.run "$1" ;; esac
   done
 }
+ncu_kernels() {  # ncu_kernels NAME REGEX SKIP COUNT PACKAGE: ncu of the kernels matching REGEX in a one-sweep bench run of PACKAGE at B=1M
+  run "ncu-$1" ncu --clock-control none -k "regex:$2" --launch-skip "$3" --launch-count "$4" \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats \
+    --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+    bin/gibbsbench -dims none -packages "$5" -batches 1048576 -sweeps 1 -calls 0 -model-batches none -check-chains 64 -repeats 2 -warmup 1
+}
 ncu_report() {  # ncu_report: the main figures of each ncu log under $out
   local f
   echo "== ncu"

@@ -16,9 +16,7 @@ run bench bin/gibbsbench -dims none -packages "$packages" -batches "${BATCHES:-4
   -model-batches none -check-chains 64 -repeats "${REPEATS:-10}" -json "$out/bench.json"
 if [ "${NCU:-1}" = 1 ]; then
   for p in ${NCU_PACKAGES:-out/gibbs32}; do
-    run "ncu-$(basename "$p")" ncu --clock-control none -k 'regex:gibbs_(linear|shift)' --launch-skip 2 --launch-count 3 \
-      --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats \
-      bin/gibbsbench -dims none -packages "$p" -batches 1048576 -sweeps 1 -calls 0 -model-batches none -check-chains 64 -repeats 2 -warmup 1
+    ncu_kernels "$(basename "$p")" 'gibbs_(linear|shift)' 2 3 "$p"
   done
 fi
 suites=${SUITES:-'TestGPULinear$|TestGPUChains$|TestGPUAPI$'}
