@@ -8,10 +8,12 @@ package kernels
 // and Q⁻¹ staged once a block in shared memory and read 16 bytes (two
 // values, both used by every thread of the warp) at a time, so each load
 // feeds two fmas; the thread-per-element form it replaced there read an
-// element of h and of Q⁻¹ for every fma and ran L1-bound (ncu, H100, dim
-// 32, a million chains: 426 µs at 95% of L1 throughput; docs/log/
-// BENCHMARKS-runs.md, run 32). Beyond, the unrolled sums would outgrow the
-// registers and the instruction cache, and a thread takes an element.
+// element of h and of Q⁻¹ for every fma and ran L1-bound. On an H100 at
+// dim 32 and a million chains the chain form ran 386 µs against 426:
+// with 160 registers a thread only 3 blocks fit an SM, and each waits
+// for its Q⁻¹ and h (docs/log/BENCHMARKS-runs.md, run 32). Beyond dim 32
+// the unrolled sums would outgrow the registers and the instruction
+// cache, and a thread takes an element.
 
 // LinearChainMaxDim is the largest dim whose gibbs_linear takes a chain a
 // thread: dim float64 sums and dim values of h in registers, 128 of them
