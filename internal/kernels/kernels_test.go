@@ -24,7 +24,7 @@ func TestTableRows(t *testing.T) {
 			t.Errorf("kernel %s: incomplete row %+v", k.Name, k)
 		}
 		for _, p := range k.Params {
-			if p.Kind < StateP || p.Kind > F64P {
+			if p.Kind < StateP || p.Kind > ConstF64P {
 				t.Errorf("kernel %s: parameter %s has kind %d", k.Name, p.Name, p.Kind)
 			}
 		}
