@@ -12,8 +12,10 @@
 // every coordinate of every chain from its full conditional, in place.
 // SetScheme chooses the sweeps (forward, backward or symmetric, plain or
 // over-relaxed, sequential or in the matrix form), Mixing predicts how
-// fast they mix, SweepChebyshev accelerates burn-in, and DrawExact starts
-// chains at exact draws.
+// fast they mix, SweepChebyshev accelerates burn-in, DrawExact starts
+// chains at exact draws, and SetLinear gives each chain a linear term of
+// its own, N(mu + Q⁻¹·h_c, Q⁻¹), as the Gaussian block of a larger sampler
+// needs.
 //
 // Chains is what both samplers offer with the same argument types: code
 // written against it runs on either. Open opens GPU 0, or the twin where
@@ -81,8 +83,8 @@
 // and each sampler queues its work on a stream of its own, so samplers
 // used from different goroutines overlap on one device. A Reference is
 // safe for concurrent calls on disjoint states once SetModel has
-// returned; SetModel and SetScheme must not run concurrently with its
-// other calls. A large Reference call sweeps its chains on every CPU.
+// returned; SetModel, SetScheme and SetLinear must not run concurrently
+// with its other calls. A large Reference call sweeps its chains on every CPU.
 //
 // # Audiences
 //
