@@ -323,8 +323,8 @@ func referenceAPIProperty[T Float](t *testing.T, seed uint64) {
 			call = func() error { return r.SweepNoise(x, noise, sweeps) }
 		case 10:
 			d, n, sweeps, st := pick(rng, dim, 0, -1, math.MinInt), apiInt(rng), apiInt(rng), apiStream(rng)
-			what = fmt.Sprintf("CheckSweepArgs(%d, %d, %d, %+v)", d, n, sweeps, st)
-			call = func() error { _, err := CheckSweepArgs(d, n, sweeps, st); return err }
+			what = fmt.Sprintf("checkSweepArgs(%d, %d, %d, %+v)", d, n, sweeps, st)
+			call = func() error { _, err := checkSweepArgs(d, n, sweeps, st); return err }
 		case 11:
 			x = apiState[T](rng, dim, nil)
 			k := pick(rng, 1, dim, 0, -1, MaxTraceCoords+1, 1<<40, math.MaxInt, math.MinInt)
@@ -341,7 +341,7 @@ func referenceAPIProperty[T Float](t *testing.T, seed uint64) {
 			tr, st := apiTrace(rng, dim), apiStream(rng)
 			what = fmt.Sprintf("GPU checks (first %d, n %d, chains %d, records %d, sweeps %d, lenX %d, lenNoise %d, %+v)", first, n, chains, records, sweeps, lenX, lenNoise, tr)
 			call = func() error {
-				return errorsOf(CheckChebyshevArgs(first, n), checkChains[T](dim, chains, 0), checkChains[T](dim, chains, 1),
+				return errorsOf(checkChebyshevArgs(first, n), checkChains[T](dim, chains, 0), checkChains[T](dim, chains, 1),
 					func() error { _, err := normalsLen[T](dim, chains, sweeps, st); return err }(),
 					func() error { _, err := checkNoiseArgs(dim, lenX, lenNoise, sweeps); return err }(),
 					func() error { _, _, err := deviceTraceShape[T](tr, dim, chains, records); return err }())
@@ -397,7 +397,7 @@ func errorsOf(errs ...error) error {
 // TestChebyshevNegativeFirst is the report: the GPU sampler sliced
 // the schedule at a negative first iteration and panicked, where the twin
 // refused it. Both now refuse it, with one error, before any table is
-// made: CheckChebyshevArgs, which chebyshevTable (the GPU's path) calls
+// made: checkChebyshevArgs, which chebyshevTable (the GPU's path) calls
 // too.
 func TestChebyshevNegativeFirst(t *testing.T) {
 	r := NewReference[float32](3)
@@ -406,9 +406,9 @@ func TestChebyshevNegativeFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := make([]float32, 6)
-	want := CheckChebyshevArgs(-1, 4)
+	want := checkChebyshevArgs(-1, 4)
 	if want == nil || !strings.Contains(want.Error(), "iterations 4 from -1; both must be >= 0") {
-		t.Fatalf("CheckChebyshevArgs(-1, 4) = %v", want)
+		t.Fatalf("checkChebyshevArgs(-1, 4) = %v", want)
 	}
 	if err := r.SweepChebyshev(x, slices.Clone(x), -1, 4, Stream{}); err == nil || err.Error() != want.Error() {
 		t.Errorf("Reference.SweepChebyshev(first -1) = %v, want %v", err, want)
@@ -424,11 +424,11 @@ func TestChebyshevNegativeFirst(t *testing.T) {
 		}
 	}()
 	for _, c := range []struct{ first, n int }{{0, MaxChebyshevIterations + 1}, {MaxChebyshevIterations, 1}, {math.MaxInt, math.MaxInt}} {
-		if err := CheckChebyshevArgs(c.first, c.n); err == nil || !strings.Contains(err.Error(), "at most MaxChebyshevIterations") {
-			t.Errorf("CheckChebyshevArgs(%d, %d) = %v", c.first, c.n, err)
+		if err := checkChebyshevArgs(c.first, c.n); err == nil || !strings.Contains(err.Error(), "at most MaxChebyshevIterations") {
+			t.Errorf("checkChebyshevArgs(%d, %d) = %v", c.first, c.n, err)
 		}
 	}
-	if err := CheckChebyshevArgs(MaxChebyshevIterations-5, 5); err != nil {
-		t.Errorf("CheckChebyshevArgs at the limit: %v", err)
+	if err := checkChebyshevArgs(MaxChebyshevIterations-5, 5); err != nil {
+		t.Errorf("checkChebyshevArgs at the limit: %v", err)
 	}
 }

@@ -27,7 +27,7 @@ func mulInts(a, b int) (int, bool) {
 // noise of lenNoise, laid out [sweeps][dim][chains], and returns the
 // chains.
 func checkNoiseArgs(dim, lenX, lenNoise, sweeps int) (chains int, err error) {
-	chains, err = CheckSweepArgs(dim, lenX, sweeps, Stream{})
+	chains, err = checkSweepArgs(dim, lenX, sweeps, Stream{})
 	if err != nil {
 		return 0, err
 	}
@@ -51,7 +51,7 @@ func normalsLen[T Float](dim, chains, sweeps int, st Stream) (int, error) {
 	if !ok {
 		return 0, fmt.Errorf("gibbsrt: %d chains of dim %d have more elements than an int holds", chains, dim)
 	}
-	if _, err := CheckSweepArgs(dim, lenX, sweeps, st); err != nil {
+	if _, err := checkSweepArgs(dim, lenX, sweeps, st); err != nil {
 		return 0, err
 	}
 	n, ok := mulInts(lenX, sweeps)
@@ -76,7 +76,7 @@ func checkChains[T Float](dim, chains, least int) error {
 	if !ok || uint64(n) > maxSliceBytes/elemSize[T]() {
 		return fmt.Errorf("gibbsrt: chains = %d of dim %d: the state's bytes must fit an int (at most %d chains)", chains, dim, math.MaxInt/int(elemSize[T]())/dim)
 	}
-	_, err := CheckSweepArgs(dim, n, 0, Stream{})
+	_, err := checkSweepArgs(dim, n, 0, Stream{})
 	return err
 }
 

@@ -64,10 +64,10 @@ func (s *Sampler[T]) SweepChebyshevDevice(x, prev *DeviceState[T], first, iterat
 		return fmt.Errorf("gibbsrt: Chebyshev previous iterates hold %d chains, the state %d", prev.chains, x.chains)
 	}
 	// Before any table is sliced, with the twin's error.
-	if err := CheckChebyshevArgs(first, iterations); err != nil {
+	if err := checkChebyshevArgs(first, iterations); err != nil {
 		return err
 	}
-	if _, err := CheckSweepArgs(s.m.Dim, x.chains*s.m.Dim, iterations, st); err != nil {
+	if _, err := checkSweepArgs(s.m.Dim, x.chains*s.m.Dim, iterations, st); err != nil {
 		return err
 	}
 	table, err := s.p.chebyshevTable(first, iterations)
@@ -97,10 +97,10 @@ func (s *Sampler[T]) SweepChebyshev(x, prev []T, first, iterations int, st Strea
 	if err := s.check(); err != nil {
 		return err
 	}
-	if err := CheckChebyshevArgs(first, iterations); err != nil {
+	if err := checkChebyshevArgs(first, iterations); err != nil {
 		return err
 	}
-	chains, err := CheckSweepArgs(s.m.Dim, len(x), iterations, st)
+	chains, err := checkSweepArgs(s.m.Dim, len(x), iterations, st)
 	if err != nil {
 		return err
 	}

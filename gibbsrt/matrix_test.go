@@ -182,7 +182,7 @@ func boundedPass(t *testing.T, q *mat.SymDense, mu []float64, omega float64, x, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	co, err := NewRelaxedCoefficients[float32](d, rowsOf(q), mu, omega)
+	co, err := newRelaxedCoefficients[float32](d, rowsOf(q), mu, omega)
 	if err != nil {
 		t.Fatal(err)
 	}

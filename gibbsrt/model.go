@@ -64,12 +64,12 @@ func Stride(dim int) int { return kernels.Stride(dim) }
 // covariance) and mu the mean. Every rejection names the entry or
 // condition that failed.
 func NewCoefficients[T Float](dim int, Q [][]float64, mu []float64) (*Coefficients[T], error) {
-	return NewRelaxedCoefficients[T](dim, Q, mu, 1)
+	return newRelaxedCoefficients[T](dim, Q, mu, 1)
 }
 
-// NewRelaxedCoefficients is NewCoefficients for over-relaxation omega in
+// newRelaxedCoefficients is NewCoefficients for over-relaxation omega in
 // (0, 2).
-func NewRelaxedCoefficients[T Float](dim int, Q [][]float64, mu []float64, omega float64) (*Coefficients[T], error) {
+func newRelaxedCoefficients[T Float](dim int, Q [][]float64, mu []float64, omega float64) (*Coefficients[T], error) {
 	if !(omega > 0 && omega < 2) {
 		return nil, fmt.Errorf("gibbsrt: over-relaxation ω = %v; it must lie in (0, 2)", omega)
 	}

@@ -224,7 +224,7 @@ func (s *Sampler[T]) SweepMoments(x []T, sweeps int, st Stream, tr Trace) (*mcst
 	if err := s.open(); err != nil {
 		return nil, err
 	}
-	chains, err := CheckSweepArgs(s.m.Dim, len(x), sweeps, st)
+	chains, err := checkSweepArgs(s.m.Dim, len(x), sweeps, st)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +262,7 @@ func (r *Reference[T]) SweepMoments(x []T, sweeps int, st Stream, tr Trace) (*mc
 	if err := r.ready("SweepMoments"); err != nil {
 		return nil, err
 	}
-	chains, err := CheckSweepArgs(r.dim, len(x), sweeps, st)
+	chains, err := checkSweepArgs(r.dim, len(x), sweeps, st)
 	if err != nil {
 		return nil, err
 	}

@@ -124,7 +124,7 @@ func (mg *Multi[T]) Sweep(x []T, sweeps int, st Stream) error {
 		return ErrClosed
 	}
 	dim := mg.Dim()
-	chains, err := CheckSweepArgs(dim, len(x), sweeps, st)
+	chains, err := checkSweepArgs(dim, len(x), sweeps, st)
 	if err != nil {
 		return err
 	}
@@ -250,7 +250,7 @@ func (mg *Multi[T]) SweepDevice(x *MultiState[T], sweeps int, st Stream) error {
 	case x.mg != mg:
 		return errors.New("gibbsrt: multi-device state belongs to another Multi")
 	}
-	if _, err := CheckSweepArgs(mg.Dim(), 0, sweeps, st); err != nil {
+	if _, err := checkSweepArgs(mg.Dim(), 0, sweeps, st); err != nil {
 		return err
 	}
 	return mg.each(func(i int, s *Sampler[T]) error {

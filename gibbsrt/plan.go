@@ -106,10 +106,10 @@ type chebyshevRun[T Float] struct {
 // fewer (Mixing.ChebyshevBurnIn); sample on with ordinary sweeps.
 const MaxChebyshevIterations = 1 << 20
 
-// CheckChebyshevArgs validates the iteration range of a SweepChebyshev
+// checkChebyshevArgs validates the iteration range of a SweepChebyshev
 // call, on the GPU and in the twin alike: first and iterations at least 0,
 // and first + iterations at most MaxChebyshevIterations.
-func CheckChebyshevArgs(first, iterations int) error {
+func checkChebyshevArgs(first, iterations int) error {
 	if first < 0 || iterations < 0 {
 		return fmt.Errorf("gibbsrt: Chebyshev iterations %d from %d; both must be >= 0", iterations, first)
 	}
@@ -168,7 +168,7 @@ func (p *plan[T]) chebyshev() (mixing.Chebyshev, error) {
 // first, ..., first+n−1 (kernels.ChebyshevStride values each), rounded once
 // to T.
 func (p *plan[T]) chebyshevTable(first, n int) ([]T, error) {
-	if err := CheckChebyshevArgs(first, n); err != nil {
+	if err := checkChebyshevArgs(first, n); err != nil {
 		return nil, err
 	}
 	c, err := p.chebyshev()

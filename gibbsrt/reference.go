@@ -34,8 +34,8 @@ import (
 // ErrClosed is returned by any use of a sampler after Close.
 var ErrClosed = errors.New("gibbsrt: sampler is closed")
 
-// CheckSweepArgs validates the arguments shared by every sweep call.
-func CheckSweepArgs(dim, lenX, sweeps int, st Stream) (chains int, err error) {
+// checkSweepArgs validates the arguments shared by every sweep call.
+func checkSweepArgs(dim, lenX, sweeps int, st Stream) (chains int, err error) {
 	if dim < 1 {
 		return 0, fmt.Errorf("gibbsrt: dim = %d; it must be at least 1", dim)
 	}
@@ -202,10 +202,10 @@ func (r *Reference[T]) SweepChebyshev(x, prev []T, first, iterations int, st Str
 	if err := r.ready("SweepChebyshev"); err != nil {
 		return err
 	}
-	if err := CheckChebyshevArgs(first, iterations); err != nil {
+	if err := checkChebyshevArgs(first, iterations); err != nil {
 		return err
 	}
-	if _, err := CheckSweepArgs(r.p.dim, len(x), iterations, st); err != nil {
+	if _, err := checkSweepArgs(r.p.dim, len(x), iterations, st); err != nil {
 		return err
 	}
 	ch, err := r.p.chebyshevRun(prev, len(x), first, iterations)
@@ -229,7 +229,7 @@ func (r *Reference[T]) sweepShifted(x []T, sweeps int, st Stream, tr *Trace, out
 		return 0, err
 	}
 	co := r.p.co
-	chains, err := CheckSweepArgs(co.Dim, len(x), sweeps, st)
+	chains, err := checkSweepArgs(co.Dim, len(x), sweeps, st)
 	if err != nil {
 		return 0, err
 	}
@@ -359,7 +359,7 @@ func (r *Reference[T]) DrawExact(x []T, st Stream) error {
 		return err
 	}
 	d := r.p.dim
-	chains, err := CheckSweepArgs(d, len(x), 1, st)
+	chains, err := checkSweepArgs(d, len(x), 1, st)
 	if err != nil {
 		return err
 	}

@@ -272,7 +272,7 @@ func (s *Sampler[T]) RunHost(ctx context.Context, x []T, sweeps int, st Stream, 
 	if err := s.open(); err != nil {
 		return RunResult{}, err
 	}
-	chains, err := CheckSweepArgs(s.m.Dim, len(x), 0, st)
+	chains, err := checkSweepArgs(s.m.Dim, len(x), 0, st)
 	if err != nil {
 		return RunResult{}, err
 	}
@@ -309,7 +309,7 @@ func (r *Reference[T]) Run(ctx context.Context, x []T, sweeps int, st Stream, o 
 	if err := r.ready("Run"); err != nil {
 		return RunResult{}, err
 	}
-	if _, err := CheckSweepArgs(r.p.dim, len(x), 0, st); err != nil {
+	if _, err := checkSweepArgs(r.p.dim, len(x), 0, st); err != nil {
 		return RunResult{}, err
 	}
 	p, err := planRun(ctx, sweeps, st, o, r.BurninIterations)

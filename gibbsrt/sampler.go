@@ -454,7 +454,7 @@ func (s *Sampler[T]) SweepTrace(x []T, sweeps int, st Stream, tr Trace, out []T)
 	if err := s.open(); err != nil {
 		return 0, err
 	}
-	chains, err := CheckSweepArgs(s.m.Dim, len(x), sweeps, st)
+	chains, err := checkSweepArgs(s.m.Dim, len(x), sweeps, st)
 	if err != nil {
 		return 0, err
 	}
@@ -489,7 +489,7 @@ func (s *Sampler[T]) sweepHost(x []T, sweeps int, st Stream, t traceArgs, ch che
 	if err := s.check(); err != nil {
 		return err
 	}
-	chains, err := CheckSweepArgs(s.m.Dim, len(x), sweeps, st)
+	chains, err := checkSweepArgs(s.m.Dim, len(x), sweeps, st)
 	if err != nil || chains == 0 || sweeps == 0 {
 		return err
 	}
@@ -613,7 +613,7 @@ func (s *Sampler[T]) exactCall(n int, st Stream) (*kernels.Kernel, kernels.Entry
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	chains, err := CheckSweepArgs(s.m.Dim, n, 1, st)
+	chains, err := checkSweepArgs(s.m.Dim, n, 1, st)
 	if x := s.exactKernel(chains); x != nil {
 		return x, kernels.EntryPlain, chains, err
 	}
@@ -671,7 +671,7 @@ func (s *Sampler[T]) sweepDevice(x *DeviceState[T], sweeps int, st Stream, t *De
 	if err := s.own(x); err != nil {
 		return err
 	}
-	if _, err := CheckSweepArgs(s.m.Dim, x.chains*s.m.Dim, sweeps, st); err != nil {
+	if _, err := checkSweepArgs(s.m.Dim, x.chains*s.m.Dim, sweeps, st); err != nil {
 		return err
 	}
 	var ta traceArgs

@@ -74,7 +74,7 @@ func TestSpecializePTX(t *testing.T) {
 // when ω = 1.
 func TestSpecializePTXFramesAndKeep(t *testing.T) {
 	const ext = "\tmov.f32 %f1, GGOR_0;\n\tfma.rn.f32 %f1, %f9, GGWR_4, %f1;\n\tfma.rn.f32 %f1, %f2, GGK, %f1;\n\tfma.rn.f32 %f3, %f7, GGSR_1, %f1;\n"
-	co, err := NewRelaxedCoefficients[float32](2, [][]float64{{2, 1}, {1, 4}}, []float64{1, -1}, 1.5)
+	co, err := newRelaxedCoefficients[float32](2, [][]float64{{2, 1}, {1, 4}}, []float64{1, -1}, 1.5)
 	if err != nil {
 		t.Fatal(err)
 	}
