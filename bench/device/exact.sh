@@ -30,10 +30,7 @@ if [ "${NCU:-1}" = 1 ]; then
   done
 fi
 suites=${SUITES:-'TestGPUMatrix$|TestGPUAPI$|TestGPUChains$'}
-if [ "${SKIP_SUITES:-0}" != 1 ]; then
-  suites "$suites"
-  [ "${GIBBSRT:-1}" = 1 ] && run suite-gibbsrt bin/gibbsrt.test -test.v
-fi
+gpu_suites "$suites"
 echo "== exact draws (µs a draw of every chain)"
 grep -H "exact-draw" "$out"/bench-*.log | sed "s|$out/||"
 echo "== torch"

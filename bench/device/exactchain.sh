@@ -20,11 +20,7 @@ if [ "${NCU:-1}" = 1 ]; then
   done
 fi
 suites=${SUITES:-'TestGPUMatrix$|TestGPUAPI$|TestGPUChains$'}
-if [ "${SKIP_SUITES:-0}" != 1 ]; then
-  suites "$suites"
-  # gibbsrt's tests read their testdata from the package directory.
-  [ "${GIBBSRT:-1}" = 1 ] && run suite-gibbsrt bash -c 'cd gibbsrt && ../bin/gibbsrt.test -test.v'
-fi
+gpu_suites "$suites"
 echo "== exact draws (µs a draw of every chain)"
 grep -E "exact" "$out/bench.log"
 echo "== torch"

@@ -18,6 +18,12 @@ suites() {  # suites REGEX: the GPU suites matching REGEX of every test binary u
     case $p in bin/gibbsrt.test) ;; *) run "suite-$(basename "$p" .test)" "$p" -test.v -test.run "$1" ;; esac
   done
 }
+gpu_suites() {  # gpu_suites REGEX: unless SKIP_SUITES=1, suites REGEX, then (unless GIBBSRT=0) gibbsrt's own suite
+  [ "${SKIP_SUITES:-0}" = 1 ] && return
+  suites "$1"
+  # gibbsrt's tests read their testdata from the package directory.
+  [ "${GIBBSRT:-1}" = 1 ] && run suite-gibbsrt bash -c 'cd gibbsrt && ../bin/gibbsrt.test -test.v'
+}
 ncu_kernels() {  # ncu_kernels NAME REGEX SKIP COUNT PACKAGE: ncu of the kernels matching REGEX in a one-sweep bench run of PACKAGE at B=1M
   run "ncu-$1" ncu --clock-control none -k "regex:$2" --launch-skip "$3" --launch-count "$4" \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats \

@@ -31,11 +31,7 @@ if [ "${NCU:-1}" = 1 ]; then
   done; done
 fi
 suites=${SUITES:-'TestGPU'}
-if [ "${SKIP_SUITES:-0}" != 1 ]; then
-  suites "$suites"
-  # gibbsrt's tests read their testdata from the package directory.
-  [ "${GIBBSRT:-1}" = 1 ] && run suite-gibbsrt bash -c 'cd gibbsrt && ../bin/gibbsrt.test -test.v'
-fi
+gpu_suites "$suites"
 echo "== sweeps"
 for f in "$out"/bench-*.log; do echo "-- $(basename "$f" .log)"; grep -v '^ *$' "$f" | tail -n 30; done
 ncu_report
