@@ -89,7 +89,10 @@ bench:
 	CGO_ENABLED=0 $(GO) build -ldflags="$(XLDFLAGS)" -o bin/gibbsbench ./bench
 
 # The examples, for a GPU machine: bin/mvn -model testdata/ar1-8.mtx,
-# and bin/shard (examples/shard: one shard of a run, and the merge).
+# bin/shard (examples/shard: one shard of a run, and the merge) and
+# bin/probit (examples/probit: a probit regression's posterior with a
+# linear term per chain).
 example:
 	CGO_ENABLED=0 $(GO) build -ldflags="$(XLDFLAGS)" -o bin/mvn ./examples/mvn
 	CGO_ENABLED=0 $(GO) build -ldflags="$(XLDFLAGS)" -o bin/shard ./examples/shard
+	CGO_ENABLED=0 $(GO) build -ldflags="$(XLDFLAGS)" -o bin/probit ./examples/probit
