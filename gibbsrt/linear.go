@@ -106,8 +106,8 @@ func linearShifts[T Float](inv []float64, h []T, dim int) ([]T, int) {
 	return d, -1
 }
 
-// shiftChain is gibbs_shift on one chain: x[i] − d[i] (sub) or x[i] + d[i],
-// each rounded once to T.
+// shiftChain is gibbs_shift on one chain, or on states of as many chains
+// as d: x[i] − d[i] (sub) or x[i] + d[i], each rounded once to T.
 func shiftChain[T Float](x, d []T, sub bool) {
 	for i, v := range d {
 		if sub {

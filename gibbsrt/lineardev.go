@@ -248,6 +248,20 @@ func (s *Sampler[T]) linearFor(chains int) (*deviceLinear, error) {
 	return s.lin, nil
 }
 
+// shiftStates queues the shift of each state of chains chains in ps (0s
+// skipped) by lin's shifts. It runs inside ctx.Do, with s.mu held.
+func (s *Sampler[T]) shiftStates(l cuda.Locked, lin *deviceLinear, chains int, sub bool, ps ...cuda.DevicePtr) error {
+	for _, p := range ps {
+		if p == 0 {
+			continue
+		}
+		if err := s.shift(l, p, lin.d, uint64(chains)*uint64(s.m.Dim), uint64(chains), uint32(s.m.Dim), 0, sub); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // shifted runs launch on the state x of chains chains (and Chebyshev's
 // prev, if not 0) shifted by the linear term, if one is set: x − d (and
 // prev − d) before, + d after, and + d on the records t gets. It runs
@@ -260,23 +274,14 @@ func (s *Sampler[T]) shifted(l cuda.Locked, x, prev cuda.DevicePtr, chains, reco
 		}
 		return launch()
 	}
-	n := uint64(chains) * uint64(s.m.Dim)
-	for _, p := range []cuda.DevicePtr{x, prev} {
-		if p != 0 {
-			if err := s.shift(l, p, lin.d, n, uint64(chains), uint32(s.m.Dim), 0, true); err != nil {
-				return err
-			}
-		}
+	if err := s.shiftStates(l, lin, chains, true, x, prev); err != nil {
+		return err
 	}
 	if err := launch(); err != nil {
 		return err
 	}
-	for _, p := range []cuda.DevicePtr{x, prev} {
-		if p != 0 {
-			if err := s.shift(l, p, lin.d, n, uint64(chains), uint32(s.m.Dim), 0, false); err != nil {
-				return err
-			}
-		}
+	if err := s.shiftStates(l, lin, chains, false, x, prev); err != nil {
+		return err
 	}
 	if t.out == 0 || records == 0 {
 		return nil

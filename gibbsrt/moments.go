@@ -288,13 +288,8 @@ func (r *Reference[T]) SweepMoments(x []T, sweeps int, st Stream, tr Trace) (*mc
 			return nil, err
 		}
 	}
-	shiftAll := func(sub bool) {
-		for c := 0; lin != nil && c < chains; c++ {
-			shiftChain(x[c*r.dim:(c+1)*r.dim], lin[c*r.dim:(c+1)*r.dim], sub)
-		}
-	}
-	shiftAll(true)
-	defer shiftAll(false)
+	shiftChain(x, lin, true)
+	defer shiftChain(x, lin, false)
 	for done := 0; done < sweeps; {
 		s := st.Sweep + uint64(done)
 		n := min(sweeps-done, tr.Thin-int(s%uint64(tr.Thin))) // through the next recorded sweep

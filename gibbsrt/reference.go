@@ -478,21 +478,17 @@ func (r *Reference[T]) SweepNoise(x, noise []T, sweeps int) error {
 		}
 	}
 	z, rows := make([]T, d), r.p.byRow()
+	shiftChain(x, lin, true) // no-ops without a term
 	for c := 0; c < chains; c++ {
 		xc := x[c*d : (c+1)*d]
-		if lin != nil {
-			shiftChain(xc, lin[c*d:(c+1)*d], true)
-		}
 		for k := 0; k < sweeps; k++ {
 			for i := range z {
 				z[i] = noise[(k*d+i)*chains+c]
 			}
 			co.pass(rows, xc, z, 0, 1, false)
 		}
-		if lin != nil {
-			shiftChain(xc, lin[c*d:(c+1)*d], false)
-		}
 	}
+	shiftChain(x, lin, false)
 	return nil
 }
 

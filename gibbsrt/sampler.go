@@ -575,8 +575,7 @@ func (s *Sampler[T]) launchExact(l cuda.Locked, k *kernels.Kernel, e kernels.Ent
 	if err := s.launch(l, k, e, chains, exactArgs(x, chains, st)); err != nil || lin == nil {
 		return err
 	}
-	n := uint64(chains) * uint64(s.m.Dim)
-	return s.shift(l, x, lin.d, n, uint64(chains), uint32(s.m.Dim), 0, false)
+	return s.shiftStates(l, lin, chains, false, x)
 }
 
 // DrawExactDevice is DrawExact on device state: queued, no copies.
