@@ -91,8 +91,12 @@ bench:
 # The examples, for a GPU machine: bin/mvn -model testdata/ar1-8.mtx,
 # bin/shard (examples/shard: one shard of a run, and the merge) and
 # bin/probit (examples/probit: a probit regression's posterior with a
-# linear term per chain).
+# linear term per chain) and bin/regression (examples/regression: a linear
+# regression's posterior with a precision per chain; bin/examples/regression.test
+# checks it against the twin bit for bit).
 example:
 	CGO_ENABLED=0 $(GO) build -ldflags="$(XLDFLAGS)" -o bin/mvn ./examples/mvn
 	CGO_ENABLED=0 $(GO) build -ldflags="$(XLDFLAGS)" -o bin/shard ./examples/shard
 	CGO_ENABLED=0 $(GO) build -ldflags="$(XLDFLAGS)" -o bin/probit ./examples/probit
+	CGO_ENABLED=0 $(GO) build -ldflags="$(XLDFLAGS)" -o bin/regression ./examples/regression
+	CGO_ENABLED=0 $(GO) test -c -ldflags="$(XLDFLAGS)" -o bin/examples/regression.test ./examples/regression

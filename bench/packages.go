@@ -189,6 +189,10 @@ func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsimpl.Module, 
 			ds.Free()
 			return err
 		}
+		if err := precisionRows(b, dir, spec.DType, s, ds, x0, batch); err != nil {
+			ds.Free()
+			return err
+		}
 		ds.Free()
 	}
 	return setStrategy(s, gibbsrt.Auto)
@@ -292,6 +296,69 @@ func linearRows[T gibbsrt.Float](b *bench, dir, dt string, s *gibbsrt.Sampler[T]
 			return fmt.Errorf("sweeps with a linear term, B=%d, %d sweeps: %w", batch, sweeps, err)
 		}
 		row("auto+linear", sweeps, stats)
+	}
+	return nil
+}
+
+// precisionRows times sweeps with a precision per chain (SetPrecision;
+// kernel gibbs_family) from x0 on ds, µs a sweep: "family:diag" with a
+// scale of the model's Q and a diagonal per chain (the precision of a
+// Bayesian regression with unknown noise and prior precisions, τ·I +
+// XᵀX/σ²), "family:2" with a second member (a dense AR(1) correlation) and two
+// scales per chain; and "set-precision", a SetPrecision of the first from
+// host slices, µs a call. A package without the kernel has none.
+func precisionRows[T gibbsrt.Float](b *bench, dir, dt string, s *gibbsrt.Sampler[T], ds *gibbsrt.DeviceState[T], x0 []T, batch int) error {
+	dim := s.Dim()
+	rng := rand.New(rand.NewPCG(uint64(batch), 33))
+	diag := &gibbsrt.Precision[T]{Scales: make([]T, batch), Diag: make([]T, batch*dim)}
+	ar := make([][]float64, dim) // an AR(1) correlation: dense and positive definite
+	for i := range ar {
+		ar[i] = make([]float64, dim)
+		for j := range ar[i] {
+			ar[i][j] = math.Pow(0.5, math.Abs(float64(i-j)))
+		}
+	}
+	two := &gibbsrt.Precision[T]{Members: [][][]float64{ar}, Scales: make([]T, 2*batch)}
+	for c := range batch {
+		diag.Scales[c] = T(0.5 + rng.Float64())
+		two.Scales[2*c], two.Scales[2*c+1] = T(0.5+rng.Float64()), T(rng.Float64())
+		for i := range dim {
+			diag.Diag[c*dim+i] = T(rng.Float64())
+		}
+	}
+	var mk *gibbsrt.MissingKernelError
+	if err := s.SetPrecision(diag); errors.As(err, &mk) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer s.SetPrecision(nil)
+	row := func(kernel string, sweeps int, stats Stats, note string) {
+		r := PackageRow{Dir: dir, Dim: dim, DType: dt, Batch: batch, SweepsPerLaunch: sweeps, Kernel: kernel,
+			Resolved: "gibbs_family", Launch: stats, SecPerSweep: stats.MedianMs * 1e-3 / float64(sweeps)}
+		r.ChainSweepsPerSec = float64(batch) / r.SecPerSweep
+		b.rep.Packages = append(b.rep.Packages, r)
+		b.printf("%5d %8d %6d  %-13s %12.3f %14.3e %12s %7s  %s\n", dim, batch, sweeps, kernel, r.SecPerSweep*1e6, r.ChainSweepsPerSec, "-", "-", note)
+	}
+	stats, err := b.timeLaunches(func() error { return s.SetPrecision(diag) })
+	if err != nil {
+		return fmt.Errorf("SetPrecision, B=%d: %w", batch, err)
+	}
+	row("set-precision", 1, stats, "a scale and a diagonal per chain, from the host")
+	for _, v := range []struct {
+		name, note string
+		p          *gibbsrt.Precision[T]
+	}{{"family:diag", "a precision per chain: s·Q + diag(w)", diag}, {"family:2", "a precision per chain: s0·Q + s1·AR(1)", two}} {
+		if err := s.SetPrecision(v.p); err != nil {
+			return err
+		}
+		for _, sweeps := range b.opt.sweeps {
+			stats, err := timeSweeps(b, s, ds, x0, sweeps)
+			if err != nil {
+				return fmt.Errorf("sweeps with a precision per chain (%s), B=%d, %d sweeps: %w", v.name, batch, sweeps, err)
+			}
+			row(v.name, sweeps, stats, v.note)
+		}
 	}
 	return nil
 }

@@ -260,6 +260,8 @@ func testFile(s *module, b Build) *jen.File {
 		{"TestGPUMatrix", "GPUMatrix", "GPU: the Matrix strategy equals the twin in the matrix form bit for bit; exact draws; closed forms at 1M chains."},
 		{"TestLinear", "Linear", "CPU: a linear term per chain: each chain's moments around its own target's mean, after sweeps and exact draws."},
 		{"TestGPULinear", "GPULinear", "GPU: a linear term per chain equals the twin bit for bit in every strategy, the matrix form, exact draws, traces and Chebyshev; closed forms at 1M chains."},
+		{"TestPrecision", "Precision", "CPU: a precision per chain: each chain whitened by its own target, after sweeps."},
+		{"TestGPUPrecision", "GPUPrecision", "GPU: a precision per chain equals the twin bit for bit, with and without a linear term, on host and device state; the same errors; each chain's own target at 1M chains."},
 		{"TestGPUMulti", "GPUMulti", "GPU: chains split across samplers (one device twice) equal one sampler's bit for bit."},
 		{"TestGPULargeState", "GPULargeState", "GPU: a state over 2^31 elements (8.6 GB; GIBBSGEN_LARGE=1)."},
 	} {

@@ -14,7 +14,7 @@ import (
 // gibbsrt's.
 func reexports(f *jen.File, elem *jen.Statement) {
 	var types []jen.Code
-	for _, n := range []string{"Sampler", "Reference", "Chains", "DeviceState", "HostState", "DeviceTrace", "RunOptions"} {
+	for _, n := range []string{"Sampler", "Reference", "Chains", "DeviceState", "HostState", "DeviceTrace", "RunOptions", "Precision"} {
 		types = append(types, jen.Id(n).Op("=").Add(rt(n).Types(elem.Clone())))
 	}
 	types = append(types, jen.Line())

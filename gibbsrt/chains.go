@@ -25,6 +25,10 @@ type Chains[T Float] interface {
 	// then targets N(mu + Q⁻¹·h_c, Q⁻¹) in every later call, which must
 	// have that many chains; nil clears it.
 	SetLinear(h []T) error
+	// SetPrecision sets a precision per chain (see Precision): chain c
+	// then targets N(Q_c⁻¹·(Q·mu + h_c), Q_c⁻¹) in every later sweep,
+	// which must have that many chains; nil clears it.
+	SetPrecision(p *Precision[T]) error
 	// SetScheme sets how later sweeps update the chains (Plain until set).
 	SetScheme(sc Scheme) error
 	// Scheme returns the scheme set.

@@ -135,6 +135,21 @@ func linearArgs(d, h, p cuda.DevicePtr, chains int, bad cuda.DevicePtr) argValue
 	return argValues{{"d", uint64(d)}, {"h", uint64(h)}, {"p", uint64(p)}, {"chains", uint64(chains)}, {"bad", uint64(bad)}}
 }
 
+// familyTabs are gibbs_family's tables and per-chain buffers (0: not set)
+// and the flags of its bad chains.
+type familyTabs struct {
+	m, md, b  cuda.DevicePtr
+	members   int
+	s, w, h   cuda.DevicePtr
+	badChains cuda.DevicePtr
+}
+
+// familyArgs are gibbs_family's values: a sweep kernel's and the family's.
+func familyArgs(x cuda.DevicePtr, chains, sweeps int, st Stream, f familyTabs) argValues {
+	return append(sweepArgs(x, chains, sweeps, st), arg{"m", uint64(f.m)}, arg{"md", uint64(f.md)}, arg{"b", uint64(f.b)},
+		arg{"members", uint64(f.members)}, arg{"s", uint64(f.s)}, arg{"w", uint64(f.w)}, arg{"h", uint64(f.h)}, arg{"bad", uint64(f.badChains)})
+}
+
 // shiftArgs are gibbs_shift's values: n elements of out shifted by d, as
 // rows of cols columns of the coordinates coord (0: the state).
 func shiftArgs(out, d cuda.DevicePtr, n, rows uint64, cols uint32, coord cuda.DevicePtr, sub bool) argValues {

@@ -232,6 +232,12 @@ func (s *Sampler[T]) SweepMoments(x []T, sweeps int, st Stream, tr Trace) (*mcst
 	if err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	prec := s.prec != nil
+	s.mu.Unlock()
+	if prec { // refused before any sweep, with no records to make as with them
+		return nil, errPrecisionTrace
+	}
 	n := Records(tr.Thin, st.Sweep, sweeps)
 	if n == 0 {
 		if err := s.Sweep(x, sweeps, st); err != nil {
@@ -269,6 +275,9 @@ func (r *Reference[T]) SweepMoments(x []T, sweeps int, st Stream, tr Trace) (*mc
 	sh, err := tr.shape(r.dim, chains)
 	if err != nil {
 		return nil, err
+	}
+	if r.prec != nil { // refused before the linear term's shifts touch x
+		return nil, errPrecisionTrace
 	}
 	if sh.cols > MaxTraceCoords { // a twin may have any dim
 		return nil, fmt.Errorf("gibbsrt: a trace of %d coordinates; moments reduce at most MaxTraceCoords (%d)", sh.cols, MaxTraceCoords)

@@ -69,7 +69,8 @@ type Reference[T Float] struct {
 	scheme    Scheme
 	schemeSet bool // else Plain
 	p         *plan[T]
-	lin       *twinLinear[T] // SetLinear's, or nil
+	lin       *twinLinear[T]    // SetLinear's, or nil
+	prec      *twinPrecision[T] // SetPrecision's, or nil
 	closed    atomic.Bool
 }
 
@@ -233,6 +234,17 @@ func (r *Reference[T]) sweepShifted(x []T, sweeps int, st Stream, tr *Trace, out
 	if err != nil {
 		return 0, err
 	}
+	if r.prec != nil {
+		switch {
+		case tr != nil:
+			return 0, errPrecisionScheme("a trace (SweepTrace, SweepDeviceTrace, SweepMoments)")
+		case ch.table != nil:
+			return 0, errPrecisionScheme("SweepChebyshev")
+		case chains == 0 || sweeps == 0:
+			return 0, nil
+		}
+		return 0, r.sweepFamily(x, chains, sweeps, st)
+	}
 	d := co.Dim
 	var sh traceShape
 	records := 0
@@ -358,6 +370,9 @@ func (r *Reference[T]) DrawExact(x []T, st Stream) error {
 	if err := r.ready("DrawExact"); err != nil {
 		return err
 	}
+	if r.prec != nil {
+		return errPrecisionScheme("DrawExact")
+	}
 	d := r.p.dim
 	chains, err := checkSweepArgs(d, len(x), 1, st)
 	if err != nil {
@@ -461,6 +476,9 @@ func chebyshevCombine[T Float](s, y, prev, c []T) {
 func (r *Reference[T]) SweepNoise(x, noise []T, sweeps int) error {
 	if err := r.ready("SweepNoise"); err != nil {
 		return err
+	}
+	if r.prec != nil {
+		return errPrecisionScheme("SweepNoise")
 	}
 	co := r.p.co
 	chains, err := checkNoiseArgs(co.Dim, len(x), len(noise), sweeps)

@@ -63,6 +63,9 @@ type Sampler[T Float] struct {
 	// the one before, which the next SetLinear reuses.
 	lin, linSpare *deviceLinear
 
+	// The precision per chain (SetPrecision), or nil.
+	prec *devicePrecision[T]
+
 	// The per-model kernel (specialize.go): the current model's, the
 	// compiled ones by model hash, and the compilations in flight.
 	spec       *specialization[T]
@@ -608,6 +611,9 @@ func (s *Sampler[T]) exactCall(n int, st Stream) (*kernels.Kernel, kernels.Entry
 	if s.p == nil {
 		return nil, 0, 0, errors.New("gibbsrt: DrawExact called before SetModel")
 	}
+	if s.prec != nil {
+		return nil, 0, 0, errPrecisionScheme("DrawExact")
+	}
 	k, err := s.entry(kernels.Sweep, Matrix)
 	if err != nil {
 		return nil, 0, 0, err
@@ -707,6 +713,9 @@ const maxSweepsPerLaunch = 1 << 30
 // Ext entry point for other schemes, traces (t) and Chebyshev iterations
 // (ch).
 func (s *Sampler[T]) launchSweeps(l cuda.Locked, x cuda.DevicePtr, chains, sweeps int, st Stream, t traceArgs, ch chebArgs) error {
+	if s.prec != nil {
+		return s.launchFamily(l, x, chains, sweeps, st, t, ch)
+	}
 	records := 0
 	if t.out != 0 {
 		records = Records(int(t.thin), st.Sweep, sweeps)
@@ -764,6 +773,9 @@ func (s *Sampler[T]) SweepNoise(x, noise []T, sweeps int) error {
 	defer s.mu.Unlock()
 	if err := s.check(); err != nil {
 		return err
+	}
+	if s.prec != nil {
+		return errPrecisionScheme("SweepNoise")
 	}
 	k, err := s.entry(kernels.SweepNoise, Auto)
 	if err != nil {
@@ -992,6 +1004,10 @@ func (s *Sampler[T]) Close() error {
 			}
 		}
 		s.lin, s.linSpare = nil, nil
+		if s.prec != nil {
+			errs = append(errs, s.prec.free(l))
+			s.prec = nil
+		}
 		clear(s.traces)
 		if s.staging.Bytes > 0 {
 			errs = append(errs, l.FreeHost(s.staging))

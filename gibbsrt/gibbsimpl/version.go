@@ -23,7 +23,8 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 // chain-per-thread exact-draw kernel, so its draws come from the tiled one,
 // with the same bits, and a package before version 12 has no kernels for
 // a linear term per chain, so its SetLinear returns a
-// *MissingKernelError. Older packages stop at the assertion: their
+// *MissingKernelError, and a package before version 13 has no kernel for
+// a precision per chain, so its SetPrecision does the same. Older packages stop at the assertion: their
 // Go or their kernels no longer fit. CHANGELOG.md says what each version
 // changed.
 const (
@@ -32,7 +33,7 @@ const (
 	// MinVersion is the oldest generated-package version this runtime supports.
 	MinVersion = 7
 	// MaxVersion is the newest generated-package version this runtime supports.
-	MaxVersion = 12
+	MaxVersion = 13
 )
 
 // EnforceVersion is used by generated code to assert compatibility; it has

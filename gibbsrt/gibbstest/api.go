@@ -156,7 +156,7 @@ func (a *gpuAPI[T]) call() {
 	var what string
 	var f func() error
 	value := false // a method that returns no error
-	switch rng.IntN(33) {
+	switch rng.IntN(34) {
 	case 0:
 		Q, mu := a.m.Rows(), slices.Clone(a.m.Mu)
 		switch rng.IntN(4) {
@@ -376,6 +376,25 @@ func (a *gpuAPI[T]) call() {
 	case 32:
 		h := a.deviceState()
 		what, f = fmt.Sprintf("SetLinearDevice(%d chains)", h.Chains()), func() error { return rt.SetLinearDevice(h) }
+	case 33: // a precision per chain: nil clears it; a diagonal, scales or both of a state's chains
+		w := a.state()
+		for i, v := range w {
+			w[i] = T(math.Abs(float64(v)))
+		}
+		if len(w) > 0 && rng.IntN(3) == 0 {
+			w[rng.IntN(len(w))] = T(pickOf(rng, math.NaN(), math.Inf(1), -1e30, 0))
+		}
+		var p *gibbsrt.Precision[T]
+		switch rng.IntN(4) {
+		case 1:
+			p = &gibbsrt.Precision[T]{Diag: w}
+		case 2:
+			p = &gibbsrt.Precision[T]{Scales: w}
+		case 3:
+			p = &gibbsrt.Precision[T]{Scales: w[:len(w)/a.dim], Diag: w}
+		}
+		args = [][]T{w}
+		what, f = fmt.Sprintf("SetPrecision(%d elements, variant %v)", len(w), p != nil), func() error { return rt.SetPrecision(p) }
 	}
 	before := make([][]T, len(args))
 	for i, s := range args {

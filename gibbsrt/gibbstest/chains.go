@@ -215,6 +215,28 @@ func compareChains[T gibbsrt.Float](a, b gibbsrt.Chains[T], m Model, chains int,
 			}),
 		)
 	}
+	prec, ph := Precisions[T](m, chains, rand.New(rand.NewPCG(seed, 2)))
+	steps = append(steps,
+		step("SetPrecision", func(c gibbsrt.Chains[T], _ []T) error { return c.SetPrecision(prec) }),
+		step("Sweep with a precision per chain in a symmetric scheme", func(c gibbsrt.Chains[T], x []T) error { return c.Sweep(x, 1, st) }),
+		step("SetScheme(Plain)", func(c gibbsrt.Chains[T], _ []T) error { return c.SetScheme(gibbsrt.Plain) }),
+		step("Sweep with a precision per chain", func(c gibbsrt.Chains[T], x []T) error { return c.Sweep(x, 3, st) }),
+		step("SetLinear with a precision per chain", func(c gibbsrt.Chains[T], _ []T) error { return c.SetLinear(ph) }),
+		step("Sweep with a precision and a linear term per chain", func(c gibbsrt.Chains[T], x []T) error { return c.Sweep(x, 2, st) }),
+		step("SweepMoments with a precision per chain", func(c gibbsrt.Chains[T], x []T) error {
+			_, err := c.SweepMoments(x, 2, st, tr)
+			return err
+		}),
+		step("SetPrecision(nil)", func(c gibbsrt.Chains[T], x []T) error {
+			if err := c.SetPrecision(nil); err != nil {
+				return err
+			}
+			if err := c.SetLinear(nil); err != nil {
+				return err
+			}
+			return c.Sweep(x, 1, st)
+		}),
+	)
 	steps = append(steps,
 		step("Close", func(c gibbsrt.Chains[T], _ []T) error { return c.Close() }),
 		step("Sweep after Close", func(c gibbsrt.Chains[T], x []T) error {
@@ -225,6 +247,12 @@ func compareChains[T gibbsrt.Float](a, b gibbsrt.Chains[T], m Model, chains int,
 		}),
 		step("SetLinear after Close", func(c gibbsrt.Chains[T], _ []T) error {
 			if err := c.SetLinear(make([]T, d)); !errors.Is(err, gibbsrt.ErrClosed) {
+				return fmt.Errorf("%v, want ErrClosed", err)
+			}
+			return nil
+		}),
+		step("SetPrecision after Close", func(c gibbsrt.Chains[T], _ []T) error {
+			if err := c.SetPrecision(prec); !errors.Is(err, gibbsrt.ErrClosed) {
 				return fmt.Errorf("%v, want ErrClosed", err)
 			}
 			return nil

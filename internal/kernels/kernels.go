@@ -78,6 +78,9 @@ const (
 	// the records of a trace: the sweeps of a model with a linear term per
 	// chain run on x − d_c and hand back x + d_c.
 	Shift
+	// Family runs Gibbs sweeps with a precision per chain from a family
+	// of matrices (docs/ARITHMETIC.md, "A precision per chain").
+	Family
 )
 
 // String is the role's name in the manifest.
@@ -101,6 +104,8 @@ func (r Role) String() string {
 		return "linear"
 	case Shift:
 		return "shift"
+	case Family:
+		return "family"
 	}
 	return fmt.Sprintf("Role(%d)", int(r))
 }
@@ -726,6 +731,19 @@ var table = []Kernel{
 		Dims:     anyDims,
 	},
 	{
+		Name: "gibbs_family", Role: Family, Block: "kernel_family",
+		Doc: "forward Gibbs sweeps with a precision per chain (kernels.FamilyShape): chain c's precision is Q_c = sum_k s[c][k]·M_k + diag(w[c]) over the members' off-diagonal rows m[k][i][j] (layout [members][dim][MStride], diagonal entries unread) and diagonals md[k][i], its linear term b[i] + h[c][i]; position i's update: q = w[c][i] (0 if w is null), then q = fma(s_k, md[k][i], q) for k = 0..members-1 (s_k = 1 if s is null); u = b[i] (+ h[c][i], rounded once, if h is set), then for each k: a = the fma sum from 0 of m[k][i][j]·x_j over j = i+1..dim-1, 0..i-1, and u = fma(-s_k, a, u); r = 1/q, x_i = fma(sqrt(r), z_i, u·r), z_i the normal of a forward sweep (each operation rounded once). A chain whose q is not positive and finite at some i, or whose r is not finite, is left unchanged and lowers bad[0] to its index (chain0 not added); one whose state is not finite after the launch lowers bad[1]",
+		Params: append(append([]Param(nil), sweepParams...),
+			Param{Name: "m", Kind: ConstRealP, Break: true}, Param{Name: "md", Kind: ConstRealP}, Param{Name: "b", Kind: ConstRealP},
+			Param{Name: "members", Kind: U32}, Param{Name: "s", Kind: ConstRealP, Break: true}, Param{Name: "w", Kind: ConstRealP},
+			Param{Name: "h", Kind: ConstRealP}, Param{Name: "bad", Kind: U32P}),
+		Geometry: Geometry{Unit: "chains", PerBlock: ThreadBlock, Threads: ThreadBlock, Note: "a chain per thread"},
+		Shape:    func(dim int, dt DType) any { return FamilyShapeOf(dim, dt) },
+		// The state and a member's row in registers, as the
+		// thread-per-chain strategies hold theirs.
+		Dims: threadDims,
+	},
+	{
 		Name: "gibbs_normals", Role: Normals, Block: "kernel_normals",
 		Doc: "test entry point: writes the normals the samplers draw to out, laid out as gibbs_sweep_noise's noise",
 		Params: []Param{
@@ -863,4 +881,4 @@ func pick(s Shape, ks []*Kernel) *Kernel {
 // description that a generated package records (gibbsimpl.GenVersion). Bump
 // it when a change makes packages generated before it unusable with the
 // new runtime, or the reverse.
-const ABIVersion = 12
+const ABIVersion = 13

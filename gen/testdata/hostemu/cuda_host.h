@@ -188,6 +188,9 @@ static inline double __dadd_rn(double a, double b) { return a + b; }
 static inline double __dmul_rn(double a, double b) { return a * b; }
 static inline double __ddiv_rn(double a, double b) { return a / b; }
 static inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+static inline float __frcp_rn(float a) { return 1.0f / a; }
+static inline double __drcp_rn(double a) { return 1.0 / a; }
+static inline double __dsqrt_rn(double a) { return std::sqrt(a); }
 static inline float __double2float_rn(double a) { return (float)a; }
 using std::isfinite;
 // The fibers of a launch take turns, so an atomic is a plain update.

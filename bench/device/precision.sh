@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# One device call for a precision per chain (issue 29, items 2 and 3): the
+# bench's rows for PACKAGES at BATCHES and SWEEPS, which time Auto and the
+# precision family (family:diag, family:2) and SetPrecision from host
+# slices (set-precision), ncu of gibbs_family at B=1M for NCU_PACKAGES, the
+# GPU suites (SUITES) of every test binary under bin/ and gibbsrt's, then
+# examples/regression: its test (the GPU's chains equal the twin's), the
+# example at REGRESSION_RUNS ("chains:sweeps" pairs) and the same sampler
+# in PyTorch (examples/regression/torch_regression.py) at the same chain
+# counts. Everything is built on the development machine and carried as
+# one archive (docs/CONTRIBUTING.md); this script only runs it. Its logs
+# and JSON come back as $OUT/logs.tgz.
+set -uo pipefail
+out=${OUT:-/tmp}/logs
+rm -rf "$out"
+source "$(dirname "$0")/lib.sh"
+packages=${PACKAGES:-out/gibbs32,out/gibbs64,bin/_gibbs32f64}
+run bench bin/gibbsbench -dims none -packages "$packages" -batches "${BATCHES:-4096,1048576}" -sweeps "${SWEEPS:-1,100}" -calls 0 \
+  -model-batches none -check-chains 64 -repeats "${REPEATS:-10}" -json "$out/bench.json"
+if [ "${NCU:-1}" = 1 ]; then
+  for p in ${NCU_PACKAGES:-out/gibbs32}; do
+    ncu_kernels "$(basename "$p")" 'gibbs_family' 0 2 "$p"
+  done
+fi
+suites=${SUITES:-'TestGPUPrecision$|TestGPUChains$|TestGPUAPI$'}
+gpu_suites "$suites"
+run regression-test bash -c 'cd examples/regression && ../../bin/examples/regression.test -test.v'
+iters=${ITERS:-2000}
+runs=${REGRESSION_RUNS:-4096:1 4096:16 65536:1 65536:16}
+burn=${BURN:-200}
+for r in $runs; do
+  c=${r%%:*} s=${r##*:}
+  run "regression-$c-$s" bin/regression -chains "$c" -sweeps "$s" -iters "$iters" -burn "$burn" -check
+done
+for c in $(for r in $runs; do echo "${r%%:*}"; done | sort -un); do
+  run "torch-$c" python3 examples/regression/torch_regression.py --chains "$c" --iters "$iters" --burn "$burn"
+done
+echo "== Auto and the precision family (µs a sweep; set-precision: µs a call)"
+grep -E "auto |family|precision" "$out/bench.log"
+ncu_report
+echo "== regression"
+for f in "$out"/regression-*.log; do echo "-- $(basename "$f" .log)"; cat "$f"; done
+for f in "$out"/torch-*.log; do echo "-- $(basename "$f" .log)"; grep -E '"(chains|wall_s|min_ess_beta|wall_s_per_ess_beta|cholesky_failures)"' "$f"; done
+echo "== summary"
+cat "$out/summary.txt"
+tar czf "${OUT:-/tmp}/logs.tgz" -C "$out" . && rm -rf "$out"
+exit $status

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gibbsgen/gibbsgen/out/gibbs8"
+)
+
+// The sampler's posterior on the twin against the exact one (the grid,
+// itself checked against a float64 sampler in oracle_test.go): every
+// mean within 5 Monte Carlo standard errors (batch means, fixed seed), and
+// the standard deviations of β and σ² within 5 of their standard errors,
+// SD/√(2·ESS), which holds for a near-Gaussian quantity (τ's is skewed).
+// A sampler that kept one chain's scales or diagonal for all, or dropped
+// the linear term, is far off.
+func TestPosteriorAgainstExact(t *testing.T) {
+	x, y := load(t)
+	o := options{chains: 128, iters: 700, burn: 100, sweeps: 4, seed: 5}
+	r, err := posterior(o, sufficient(x, y), defaultPriors(), gibbs8.NewReference())
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := gridPosterior(x, y, defaultPriors(), 301)
+	for k, st := range r.stats {
+		want := exact.Tau
+		switch {
+		case k < dim:
+			want = exact.Beta[k]
+		case k == dim:
+			want = exact.Sigma2
+		}
+		if !(st.ESS > 0) {
+			t.Fatalf("%s: ESS %v", names(k), st.ESS)
+		}
+		if d := st.Mean - want.Mean; !(math.Abs(d) <= 5*st.MCSE) {
+			t.Errorf("%s: mean %.5f, exact %.5f: %.1f standard errors (%.2e) apart", names(k), st.Mean, want.Mean, d/st.MCSE, st.MCSE)
+		}
+		if k > dim {
+			continue
+		}
+		if se := st.SD / math.Sqrt(2*st.ESS); !(math.Abs(st.SD-want.SD) <= 5*se) {
+			t.Errorf("%s: sd %.5f, exact %.5f: %.1f standard errors (%.2e) apart", names(k), st.SD, want.SD, (st.SD-want.SD)/se, se)
+		}
+	}
+}
+
+// On a GPU the same run gives the twin's bits: every chain's last β and
+// so every figure of the report.
+func TestGPUMatchesTwin(t *testing.T) {
+	c, choice, err := gibbs8.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if choice.Backend != gibbs8.OnGPU {
+		t.Skipf("no GPU: %v", choice)
+	}
+	x, y := load(t)
+	s := sufficient(x, y)
+	o := options{chains: 1000, iters: 60, burn: 10, sweeps: 3, seed: 9}
+	gpu, err := posterior(o, s, defaultPriors(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin, err := posterior(o, s, defaultPriors(), gibbs8.NewReference())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range twin.beta {
+		if math.Float32bits(gpu.beta[i]) != math.Float32bits(twin.beta[i]) {
+			t.Fatalf("chain %d, β%d: GPU %v, twin %v", i/dim, i%dim, gpu.beta[i], twin.beta[i])
+		}
+	}
+	if !slices.Equal(gpu.stats, twin.stats) {
+		t.Errorf("the summaries differ:\nGPU  %v\ntwin %v", gpu.stats, twin.stats)
+	}
+}
+
+// Bad flags exit 2 with a message that names the flag; a small run exits
+// 0 and prints a row per quantity and the timing.
+func TestFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-chains", "0"}, "-chains = 0"},
+		{[]string{"-iters", "0"}, "-iters = 0"},
+		{[]string{"-burn", "7", "-iters", "10"}, "-burn = 7"},
+		{[]string{"-burn", "-1"}, "-burn = -1"},
+		{[]string{"-sweeps", "0"}, "-sweeps = 0"},
+		{[]string{"extra"}, "unexpected argument"},
+	} {
+		var out, errs bytes.Buffer
+		if code := run(c.args, &out, &errs); code != 2 || !strings.Contains(errs.String(), c.msg) {
+			t.Errorf("regression %v: exit %d, %q; want 2 and %q", c.args, code, errs.String(), c.msg)
+		}
+	}
+	var out, errs bytes.Buffer
+	if code := run([]string{"-cpu", "-chains", "8", "-iters", "30", "-burn", "10", "-data", dataPath}, &out, &errs); code != 0 {
+		t.Fatalf("a small run: exit %d, %s", code, errs.String())
+	}
+	if lines := strings.Count(out.String(), "\n"); lines != quantities+3 {
+		t.Errorf("a small run printed %d lines, want %d:\n%s", lines, quantities+3, out.String())
+	}
+	if code := run([]string{"-cpu", "-data", "testdata/missing.csv"}, &out, &errs); code != 1 || !strings.Contains(errs.String(), "missing.csv") {
+		t.Errorf("a missing -data file: exit %d, %q; want 1 and the file's name", code, errs.String())
+	}
+}

@@ -1,0 +1,225 @@
+package gibbsrt
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"unsafe"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gibbsgen/gibbsgen/internal/cuda"
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
+)
+
+// devicePrecision is the GPU sampler's precision per chain (family.go):
+// what was set, on the host (members, for the tables of a new model) and
+// on the device, and the family's tables for the model q.
+type devicePrecision[T Float] struct {
+	host      Precision[T] // a copy: its Members rebuild the tables after SetModel
+	chains    int
+	s, w      cuda.DevicePtr // [chains][K], [chains][dim]; 0 where not set
+	sN, wN    uint64         // their allocated bytes
+	m, md, b  cuda.DevicePtr // the tables (familyTables) of the model q
+	tabN      [3]uint64
+	bad       cuda.DevicePtr // two uint32: the first chain with a bad diagonal, with a state not finite
+	q         *mat.SymDense
+	tabMember int // the tables' K
+}
+
+// free releases p's buffers.
+func (p *devicePrecision[T]) free(l cuda.Locked) error {
+	var errs []error
+	for _, b := range []*cuda.DevicePtr{&p.s, &p.w, &p.m, &p.md, &p.b, &p.bad} {
+		if *b != 0 {
+			errs = append(errs, l.Free(*b))
+			*b = 0
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ensure makes *ptr hold at least bytes (kept by *have), reallocating
+// when it does not.
+func ensure(l cuda.Locked, ptr *cuda.DevicePtr, have *uint64, bytes uint64) error {
+	if *ptr != 0 && *have >= bytes {
+		return nil
+	}
+	if *ptr != 0 {
+		if err := l.Free(*ptr); err != nil {
+			return err
+		}
+		*ptr = 0
+	}
+	var err error
+	*ptr, err = l.Alloc(bytes)
+	*have = bytes
+	return err
+}
+
+// upload copies v (not empty) into *ptr, growing it as needed.
+func uploadSlice[T any](l cuda.Locked, ptr *cuda.DevicePtr, have *uint64, v []T) error {
+	bytes := uint64(len(v)) * uint64(unsafe.Sizeof(v[0]))
+	if err := ensure(l, ptr, have, bytes); err != nil {
+		return err
+	}
+	return l.CopyToDevice(*ptr, unsafe.Pointer(&v[0]), bytes)
+}
+
+// SetPrecision is Reference.SetPrecision on the GPU: the scales and
+// diagonals are copied to the device (into the buffers of the precision
+// before, where they fit: an outer sampler sets one at every iteration),
+// and the sweeps form each chain's conditionals from them (kernel
+// gibbs_family), the twin's bits. Packages generated before gibbsgen
+// 0.15.0 lack the kernel, and packages beyond the thread-per-chain dims
+// (64 in float32, 32 in float64): *MissingKernelError.
+func (s *Sampler[T]) SetPrecision(p *Precision[T]) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if s.p == nil {
+		return errors.New("gibbsrt: SetPrecision called before SetModel")
+	}
+	if _, err := s.entry(kernels.Family, Auto); err != nil {
+		return err
+	}
+	if p == nil {
+		old := s.prec
+		s.prec = nil
+		if old == nil {
+			return nil
+		}
+		return s.ctx.Do(func(l cuda.Locked) error { return errors.Join(l.StreamSynchronize(s.stream), old.free(l)) })
+	}
+	chains, err := checkPrecision(s.m.Dim, p)
+	if err != nil {
+		return err
+	}
+	cp := copyPrecision(p)
+	tab := newFamilyTables[T](s.p.q, s.p.mean, cp.Members)
+	if err := checkDiagonals(tab, &cp, chains); err != nil {
+		return err
+	}
+	dp := s.prec
+	if dp == nil {
+		dp = &devicePrecision[T]{}
+	}
+	err = s.ctx.Do(func(l cuda.Locked) error {
+		// The null stream's copies wait for this stream's launches, which
+		// may still read the buffers.
+		if err := dp.uploadTables(l, tab, s.p.q); err != nil {
+			return err
+		}
+		for _, v := range []struct {
+			src  []T
+			ptr  *cuda.DevicePtr
+			have *uint64
+		}{{cp.Scales, &dp.s, &dp.sN}, {cp.Diag, &dp.w, &dp.wN}} {
+			if v.src == nil {
+				continue
+			}
+			if err := uploadSlice(l, v.ptr, v.have, v.src); err != nil {
+				return err
+			}
+		}
+		if dp.bad == 0 {
+			var err error
+			if dp.bad, err = l.Alloc(8); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		// The buffers may hold part of the new precision: drop it.
+		s.prec = nil
+		return errors.Join(err, s.ctx.Do(dp.free))
+	}
+	dp.host, dp.chains = cp, chains
+	s.prec = dp
+	return nil
+}
+
+// uploadTables copies the family's tables for model q to the device.
+func (p *devicePrecision[T]) uploadTables(l cuda.Locked, t *familyTables[T], q *mat.SymDense) error {
+	for k, v := range []struct {
+		src []T
+		ptr *cuda.DevicePtr
+	}{{t.m, &p.m}, {t.md, &p.md}, {t.b, &p.b}} {
+		if err := uploadSlice(l, v.ptr, &p.tabN[k], v.src); err != nil {
+			return err
+		}
+	}
+	p.q, p.tabMember = q, t.members
+	return nil
+}
+
+// launchFamily queues forward Gibbs sweeps with the precision per chain
+// over the chains at x and waits for them, to report a chain whose
+// precision or state went bad. It runs inside ctx.Do, with s.mu held.
+func (s *Sampler[T]) launchFamily(l cuda.Locked, x cuda.DevicePtr, chains, sweeps int, st Stream, t traceArgs, ch chebArgs) error {
+	dp := s.prec
+	switch {
+	case t.out != 0:
+		return errPrecisionTrace
+	case ch.table != 0:
+		return errPrecisionScheme("SweepChebyshev")
+	case s.p.form() == FormMatrix || s.p.ext():
+		return errPrecisionScheme(fmt.Sprintf("the scheme %v", s.p.scheme))
+	case dp.chains != chains:
+		return errPrecisionChains(dp.chains, chains)
+	}
+	var h cuda.DevicePtr
+	if s.lin != nil {
+		if s.lin.chains != chains {
+			return errLinearChains(s.lin.chains, chains)
+		}
+		h = s.lin.h
+	}
+	if dp.q != s.p.q { // a new model: its tables
+		if err := dp.uploadTables(l, newFamilyTables[T](s.p.q, s.p.mean, dp.host.Members), s.p.q); err != nil {
+			return err
+		}
+	}
+	k, err := s.entry(kernels.Family, Auto)
+	if err != nil {
+		return err
+	}
+	none := [2]uint32{math.MaxUint32, math.MaxUint32}
+	if err := l.CopyToDevice(dp.bad, unsafe.Pointer(&none[0]), 8); err != nil {
+		return err
+	}
+	var sp, wp cuda.DevicePtr
+	if dp.host.Scales != nil {
+		sp = dp.s
+	}
+	if dp.host.Diag != nil {
+		wp = dp.w
+	}
+	for done := 0; done < sweeps; {
+		n := min(sweeps-done, maxSweepsPerLaunch)
+		part := st
+		part.Sweep += uint64(done)
+		vs := familyArgs(x, chains, n, part, familyTabs{m: dp.m, md: dp.md, b: dp.b, members: dp.tabMember, s: sp, w: wp, h: h, badChains: dp.bad})
+		if err := s.launch(l, k, kernels.EntryPlain, chains, vs); err != nil {
+			return err
+		}
+		done += n
+	}
+	if err := l.StreamSynchronize(s.stream); err != nil {
+		return err
+	}
+	var bad [2]uint32
+	if err := l.CopyFromDevice(unsafe.Pointer(&bad[0]), dp.bad, 8); err != nil {
+		return err
+	}
+	switch {
+	case bad[0] != none[0]:
+		return errPrecisionDiagonal[T](int(bad[0]), -1, 0)
+	case bad[1] != none[1]:
+		return errPrecisionDiverged(int(bad[1]))
+	}
+	return nil
+}
