@@ -26,15 +26,31 @@ type emuModule struct {
 	dt  kernels.DType
 }
 
-// buildEmu renders s's module, writes a driver for its kernels and
-// compiles both with g++. It skips the test without g++.
+// buildEmu renders s's module (its fatbin's source), writes a driver for
+// its kernels and compiles both with g++. It skips the test without g++.
 func buildEmu(t testing.TB, s Spec) *emuModule {
+	t.Helper()
+	m, err := resolve(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buildEmuImage(t, s, m.fatbin)
+}
+
+// buildEmuImage is buildEmu for the source of an image of s's kernels:
+// the fatbin's, or one of PTX kernels that the emulation can run (those
+// whose markers it reads from the tables emuTables names).
+func buildEmuImage(t testing.TB, s Spec, img image) *emuModule {
 	t.Helper()
 	cxx, err := exec.LookPath("g++")
 	if err != nil {
 		t.Skip("the host emulation needs g++")
 	}
-	src, err := renderCUDA(s)
+	m, err := resolve(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := m.renderImage("module.cu", img)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +58,7 @@ func buildEmu(t testing.TB, s Spec) *emuModule {
 	if err := os.WriteFile(filepath.Join(dir, "module.cu"), src.Text, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "driver.cc"), emuDriver(s), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "driver.cc"), emuDriver(s, img), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	inc, err := filepath.Abs(filepath.Join("testdata", "hostemu"))
@@ -58,10 +74,14 @@ func buildEmu(t testing.TB, s Spec) *emuModule {
 	return &emuModule{bin: bin, dt: s.dtype()}
 }
 
+// emuTables are the tables from which the emulation reads a PTX kernel's
+// markers (its template block declares them under GG_HOST_EMU).
+var emuTables = map[string][]string{"gibbs_exact_model": {"gibbs_emu_exact_n", "gibbs_emu_exact_c"}}
+
 // emuDriver is the C++ main of the emulation: it reads commands from stdin
-// (emuDevice writes them) and calls the module's kernels by name, with
+// (emuDevice writes them) and calls the image's kernels by name, with
 // arguments decoded by the table's parameter kinds.
-func emuDriver(s Spec) []byte {
+func emuDriver(s Spec, img image) []byte {
 	var b strings.Builder
 	b.WriteString(`#include "cuda_host.h"
 #include "module.cu"
@@ -85,8 +105,15 @@ int main() {
       void* dst = nullptr;
       size_t size = 0;
 `)
-	for _, sym := range kernels.SymbolsOf(s.kernels()) {
-		fmt.Fprintf(&b, "      if (n == %q) { dst = (void*)%s; size = sizeof %s; }\n", sym.Name, sym.Name, sym.Name)
+	var syms []string
+	for _, sym := range img.symbols {
+		syms = append(syms, sym.Name)
+	}
+	for _, k := range img.kernels {
+		syms = append(syms, emuTables[k.Name]...)
+	}
+	for _, sym := range syms {
+		fmt.Fprintf(&b, "      if (n == %q) { dst = (void*)%s; size = sizeof %s; }\n", sym, sym, sym)
 	}
 	b.WriteString(`      if (dst == nullptr || size != bytes || !rd(dst, bytes)) return 4;
       break;
@@ -108,10 +135,7 @@ int main() {
       std::vector<uint64_t> a(get<uint32_t>());
       for (auto& v : a) v = get<uint64_t>();
 `)
-	for _, k := range s.kernels() {
-		if k.PTX {
-			continue
-		}
+	for _, k := range img.kernels {
 		var entries []struct {
 			name   string
 			params []kernels.Param

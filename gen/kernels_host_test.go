@@ -146,7 +146,7 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 				exacts = append(exacts, exactRun{exact.Ext + " kind 3", start})
 			}
 			for _, k := range s.kernels() {
-				if k.Role != kernels.Exact {
+				if k.Role != kernels.Exact || k.PTX { // gibbs_exact_model: TestExactModelOnHost
 					continue
 				}
 				g := k.Launch(dim, s.dtype())

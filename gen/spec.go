@@ -11,7 +11,7 @@ import (
 )
 
 // Version is the gibbsgen version recorded in every generated file.
-const Version = "0.15.0"
+const Version = "0.16.0"
 
 // MaxDim is the largest supported dimension: the largest any sweep strategy
 // of the kernel table supports, in float32 and float64 alike (the tiled

@@ -113,8 +113,10 @@ func (s *Sampler[T]) load() error {
 	}
 	s.mod = mod
 	for _, k := range s.kernels {
-		if k.PTX { // compiled per model, at SetModel
-			s.have = append(s.have, k.Strategy)
+		if k.PTX { // compiled per model, from SetModel on
+			if k.Role == kernels.Sweep {
+				s.have = append(s.have, k.Strategy)
+			}
 			continue
 		}
 		g := k.Launch(s.m.Dim, dtypeOf[T]())
@@ -627,15 +629,21 @@ func (s *Sampler[T]) exactCall(n int, st Stream) (*kernels.Kernel, kernels.Entry
 
 // exactKernel returns the exact-draw kernel for a draw of chains chains:
 // the one exactForced names, else ChooseExact's among the module's; nil
-// where the module has none (before gibbsgen 0.10.0). The caller holds
-// s.mu.
+// where the module has none (before gibbsgen 0.10.0). Where ChooseExact
+// would pick the per-model kernel, its compile starts, and until it is
+// ready the choice is among the others. The caller holds s.mu.
 func (s *Sampler[T]) exactKernel(chains int) *kernels.Kernel {
 	for _, k := range s.kernels {
 		if k.Role == kernels.Exact && k.Name == s.exactForced {
 			return k
 		}
 	}
-	return kernels.ChooseExact(kernels.Shape{Dim: s.m.Dim, Chains: chains, Sweeps: 1, Multiprocessors: s.sms, DType: dtypeOf[T]()}, s.kernels)
+	sh := kernels.Shape{Dim: s.m.Dim, Chains: chains, Sweeps: 1, Multiprocessors: s.sms, DType: dtypeOf[T]()}
+	k := kernels.ChooseExact(sh, s.kernels)
+	if k == nil || !k.PTX || s.exactSpecReady(k) {
+		return k
+	}
+	return kernels.ChooseExact(sh, slices.DeleteFunc(slices.Clone(s.kernels), func(x *kernels.Kernel) bool { return x == k }))
 }
 
 // setExactKernel (a test hook) has later exact draws run the module's

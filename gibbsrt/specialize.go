@@ -67,15 +67,20 @@ type Specialization struct {
 	TracedErr   error
 	ExtState    SpecializationState // NoSpecialization until asked for
 	ExtErr      error
-	Cached      bool          // SetModel found the model compiled already
-	Dropped     int           // fmas by zero weights deleted from the first entry point's PTX
-	Kept        int           // fmas by nonzero weights in it (twice in the Ext entry point's: StagedNormals)
-	Registers   int           // per thread, of the first entry point
-	JIT         time.Duration // the driver's compile time of the first entry point
-	Total       time.Duration // SetModel to its readiness: writing the PTX, compiling, loading
-	InfoLog     string        // the driver's JIT log
-	ModelHash   [32]byte
-	Generation  int // counts SetModel and SetScheme calls, to tell models apart
+	// ExactState is where the per-model exact-draw kernel
+	// (gibbs_exact_model) stands: NoSpecialization until an exact draw
+	// asks for it, or where the package has none.
+	ExactState SpecializationState
+	ExactErr   error
+	Cached     bool          // SetModel found the model compiled already
+	Dropped    int           // fmas by zero weights deleted from the first entry point's PTX
+	Kept       int           // fmas by nonzero weights in it (twice in the Ext entry point's: StagedNormals)
+	Registers  int           // per thread, of the first entry point
+	JIT        time.Duration // the driver's compile time of the first entry point
+	Total      time.Duration // SetModel to its readiness: writing the PTX, compiling, loading
+	InfoLog    string        // the driver's JIT log
+	ModelHash  [32]byte
+	Generation int // counts SetModel and SetScheme calls, to tell models apart
 
 	// StagedNormals: the Ext entry point draws each pass's normals before
 	// the pass rather than inside it (stagedNormals says when). Its PTX
@@ -125,16 +130,56 @@ func (e *entryBuild) state() SpecializationState {
 	return Ready
 }
 
-// specialization is one model's compiled kernel, shared by the cache and
+// buildExact is the slot of specialization.builds that holds the
+// per-model exact-draw kernel; slots 0 to 2 hold the per-model sweep
+// kernel's entry points, by kernels.Entry.
+const buildExact = 3
+
+// buildSlot returns the slot of specialization.builds of k's entry point e.
+func buildSlot(k *kernels.Kernel, e kernels.Entry) int {
+	if k.Role == kernels.Exact {
+		return buildExact
+	}
+	return int(e)
+}
+
+// specialization is one model's compiled kernels, shared by the cache and
 // the sampler.
 type specialization[T Float] struct {
 	hash          [32]byte
 	co            *Coefficients[T]
-	staged        bool          // GGZ: the Ext entry point's normals drawn before each pass
-	builds        [3]entryBuild // by kernels.Entry
-	first         kernels.Entry // the build made first
-	dropped, kept int           // written before the first build's done is closed
-	used          uint64        // the sampler's use clock at its last SetModel
+	exact         exactValues[T] // the exact-draw kernel's markers' values
+	staged        bool           // GGZ: the Ext entry point's normals drawn before each pass
+	builds        [4]entryBuild  // by buildSlot
+	first         int            // the slot of the build made first
+	dropped, kept int            // written before the first build's done is closed
+	used          uint64         // the sampler's use clock at its last SetModel
+}
+
+// exactValues are the values of the per-model exact-draw kernel's markers
+// (kernel_exact_model): n[p*dim+i] = N_2[i][p] for i >= p, c[i] = c_2[i],
+// the matrix form's frame 2 (MatrixTables); err, where the tables could
+// not be made, is that kernel's build error.
+type exactValues[T Float] struct {
+	n, c []T
+	err  error
+}
+
+// exactValuesOf returns the exact-draw markers' values of p's model.
+func exactValuesOf[T Float](p *plan[T]) exactValues[T] {
+	mt, err := p.matrix()
+	if err != nil {
+		return exactValues[T]{err: err}
+	}
+	d := p.dim
+	ev := exactValues[T]{n: make([]T, d*d), c: make([]T, d)}
+	for i := range d {
+		ev.c[i] = mt.C[kernels.MatrixVectorAt(mt.Stride, 2, i)]
+		for q := 0; q <= i; q++ {
+			ev.n[q*d+i] = mt.N[kernels.MatrixAt(d, mt.Stride, 2, i, q)]
+		}
+	}
+	return ev
 }
 
 // finished reports whether every build started is done. The caller holds
@@ -149,14 +194,17 @@ func (sp *specialization[T]) finished() bool {
 }
 
 // modelHash identifies a compiled model by the bits of its kernel tables
-// and where its Ext entry point draws the normals.
-func modelHash[T Float](co *Coefficients[T], staged bool) [32]byte {
+// and exact-draw values, and where its Ext entry point draws the normals.
+func modelHash[T Float](co *Coefficients[T], ex exactValues[T], staged bool) [32]byte {
 	h := sha256.New()
 	if staged {
 		h.Write([]byte{1})
 	}
 	var b [8]byte
-	for _, tab := range [][]T{co.Weight, co.Offset, co.Scale, {co.Keep}} {
+	// The exact-draw kernel's values follow from Q and mu as the
+	// coefficients do, but through another rounding: two models whose
+	// coefficients round alike may differ in them.
+	for _, tab := range [][]T{co.Weight, co.Offset, co.Scale, {co.Keep}, ex.n, ex.c} {
 		for _, v := range tab {
 			binary.LittleEndian.PutUint64(b[:], bitsOf(v))
 			h.Write(b[:elemSize[T]()])
@@ -167,7 +215,7 @@ func modelHash[T Float](co *Coefficients[T], staged bool) [32]byte {
 	return out
 }
 
-var markerRE = regexp.MustCompile(`GG([WOS])(R?)_([0-9]+)|GGK\b|GGZ\b`)
+var markerRE = regexp.MustCompile(`GG([WOSNC])(R?)_([0-9]+)|GGK\b|GGZ\b`)
 
 // stagedNormalsMin is the nonzero weights per coordinate (of dim − 1) from
 // which the per-model kernel's Ext entry point draws each pass's normals
@@ -225,9 +273,11 @@ func placeNormals[T Float](ptx []byte, co *Coefficients[T], kind SweepKind, forc
 // That line is one fma that adds x·0 to a running sum in place, and
 // dropping it can change only the sign of a zero sum, which no state ever
 // sees: x_i = scale_i·z + sum, and scale_i·z is never zero. Markers ending
-// in R are frame 1's (the reversed order). It returns the new PTX and the
-// weights' fmas dropped and kept.
-func specializePTX[T Float](ptx []byte, co *Coefficients[T], staged bool) (out []byte, dropped, kept int, err error) {
+// in R are frame 1's (the reversed order). The exact-draw kernel's
+// markers, GGN_k and GGC_i, become ex's values, and none of their lines
+// is deleted. It returns the new PTX and the weights' fmas dropped and
+// kept.
+func specializePTX[T Float](ptx []byte, co *Coefficients[T], ex exactValues[T], staged bool) (out []byte, dropped, kept int, err error) {
 	out = make([]byte, 0, len(ptx))
 	for len(ptx) > 0 {
 		line := ptx
@@ -262,8 +312,13 @@ func specializePTX[T Float](ptx []byte, co *Coefficients[T], staged bool) (out [
 			if err != nil {
 				return nil, 0, 0, fmt.Errorf("gibbsrt: PTX marker %q: %v", line[m[0]:m[1]], err)
 			}
-			tab := map[byte][]T{'W': co.Weight, 'O': co.Offset, 'S': co.Scale}[kind]
-			per := len(tab) / kernels.Frames
+			tab := map[byte][]T{'W': co.Weight, 'O': co.Offset, 'S': co.Scale, 'N': ex.n, 'C': ex.c}[kind]
+			per := len(tab)
+			if kind != 'N' && kind != 'C' {
+				per /= kernels.Frames
+			} else if m[5] > m[4] {
+				return nil, 0, 0, fmt.Errorf("gibbsrt: PTX marker %q: the exact-draw values have one frame", line[m[0]:m[1]])
+			}
 			if idx >= per {
 				return nil, 0, 0, fmt.Errorf("gibbsrt: PTX marker %q is past the model's %d entries: the PTX does not match dim %d", line[m[0]:m[1]], per, co.Dim)
 			}
@@ -287,10 +342,13 @@ func specializePTX[T Float](ptx []byte, co *Coefficients[T], staged bool) (out [
 	return out, dropped, kept, nil
 }
 
-// ptxKernel returns the module's per-model kernel, or nil.
-func (s *Sampler[T]) ptxKernel() *kernels.Kernel {
+// ptxKernel returns the module's per-model sweep kernel, or nil.
+func (s *Sampler[T]) ptxKernel() *kernels.Kernel { return s.ptxKernelOf(kernels.Sweep) }
+
+// ptxKernelOf returns the module's per-model kernel of role r, or nil.
+func (s *Sampler[T]) ptxKernelOf(r kernels.Role) *kernels.Kernel {
 	for _, k := range s.kernels {
-		if k.PTX {
+		if k.PTX && k.Role == r {
 			return k
 		}
 	}
@@ -313,7 +371,11 @@ func (s *Sampler[T]) specialize(p *plan[T]) {
 	s.generation++
 	s.useClock++
 	staged := placeNormals(s.m.PTX, co, p.scheme.Kind, s.stagedForced)
-	h := modelHash(co, staged)
+	var ex exactValues[T]
+	if s.ptxKernelOf(kernels.Exact) != nil {
+		ex = exactValuesOf(p)
+	}
+	h := modelHash(co, ex, staged)
 	if sp := s.specs[h]; sp != nil {
 		sp.used = s.useClock
 		s.spec, s.specCached = sp, true
@@ -322,7 +384,7 @@ func (s *Sampler[T]) specialize(p *plan[T]) {
 		}
 		return
 	}
-	sp := &specialization[T]{hash: h, co: co, staged: staged, used: s.useClock}
+	sp := &specialization[T]{hash: h, co: co, exact: ex, staged: staged, used: s.useClock}
 	for i := range sp.builds {
 		sp.builds[i].done = make(chan struct{})
 	}
@@ -337,20 +399,21 @@ func (s *Sampler[T]) specialize(p *plan[T]) {
 	s.spec, s.specCached = sp, false
 	s.evict()
 	if p.ext() {
-		sp.first = kernels.EntryExt
+		sp.first = int(kernels.EntryExt)
 		s.startBuilds(sp, k, kernels.EntryExt)
 	} else {
-		sp.first = kernels.EntryPlain
+		sp.first = int(kernels.EntryPlain)
 		s.startBuilds(sp, k, kernels.EntryPlain, kernels.EntryTraced)
 	}
 }
 
-// startBuilds starts compiling the entry points es of sp that have not
-// been started, in order, in the background. The caller holds s.mu.
+// startBuilds starts compiling the entry points es of sp's per-model
+// kernel k that have not been started, in order, in the background. The
+// caller holds s.mu.
 func (s *Sampler[T]) startBuilds(sp *specialization[T], k *kernels.Kernel, es ...kernels.Entry) {
 	var todo []kernels.Entry
 	for _, e := range es {
-		if b := &sp.builds[e]; !b.started {
+		if b := &sp.builds[buildSlot(k, e)]; !b.started {
 			b.started = true
 			todo = append(todo, e)
 		}
@@ -372,11 +435,15 @@ func (s *Sampler[T]) startBuilds(sp *specialization[T], k *kernels.Kernel, es ..
 func (s *Sampler[T]) compile(sp *specialization[T], k *kernels.Kernel, es []kernels.Entry) {
 	start := time.Now()
 	for _, e := range es {
-		b := &sp.builds[e]
+		slot := buildSlot(k, e)
+		b := &sp.builds[slot]
 		name, _ := k.EntryPoint(e)
-		ptx, dropped, kept, err := specializePTX(ptxEntry(s.m.PTX, name), sp.co, sp.staged)
-		if e == sp.first {
+		ptx, dropped, kept, err := specializePTX(ptxEntry(s.m.PTX, name), sp.co, sp.exact, sp.staged)
+		if slot == sp.first {
 			sp.dropped, sp.kept = dropped, kept
+		}
+		if slot == buildExact && sp.exact.err != nil {
+			err = sp.exact.err
 		}
 		if err != nil {
 			b.err = err
@@ -501,6 +568,17 @@ func (s *Sampler[T]) specReady(e kernels.Entry) bool {
 	return s.spec.builds[e].ready()
 }
 
+// exactSpecReady reports whether exact draws may run the current model's
+// exact-draw kernel k, starting its compile if it has not started. The
+// caller holds s.mu.
+func (s *Sampler[T]) exactSpecReady(k *kernels.Kernel) bool {
+	if s.spec == nil {
+		return false
+	}
+	s.startBuilds(s.spec, k, kernels.EntryPlain)
+	return s.spec.builds[buildExact].ready()
+}
+
 // specFunction returns the current model's specialized entry point e,
 // compiling it if need be and waiting for it, and whether its Chebyshev
 // launches may keep the iterates on chip. The caller holds s.mu.
@@ -509,8 +587,11 @@ func (s *Sampler[T]) specFunction(k *kernels.Kernel, e kernels.Entry) (cuda.Func
 		return 0, false, errors.New("gibbsrt: no specialized kernel: SetModel first")
 	}
 	s.startBuilds(s.spec, k, e)
-	b := &s.spec.builds[e]
+	b := &s.spec.builds[buildSlot(k, e)]
 	<-b.done
+	if b.err != nil && k.Role == kernels.Exact {
+		return 0, false, fmt.Errorf("gibbsrt: exact-draw kernel %s is unavailable for this model: %w", k.Name, b.err)
+	}
 	if b.err != nil {
 		return 0, false, fmt.Errorf("gibbsrt: strategy %v is unavailable for this model: %w", Specialized, b.err)
 	}
@@ -529,7 +610,8 @@ func (s *Sampler[T]) Specialization() Specialization {
 	first := &sp.builds[sp.first]
 	out := Specialization{
 		State: first.state(), TracedState: sp.builds[kernels.EntryTraced].state(), ExtState: sp.builds[kernels.EntryExt].state(),
-		Cached: s.specCached, ModelHash: sp.hash, Generation: s.generation, StagedNormals: sp.staged,
+		ExactState: sp.builds[buildExact].state(),
+		Cached:     s.specCached, ModelHash: sp.hash, Generation: s.generation, StagedNormals: sp.staged,
 	}
 	if out.State != Compiling {
 		out.Err, out.Dropped, out.Kept, out.Registers = first.err, sp.dropped, sp.kept, first.regs
@@ -540,6 +622,9 @@ func (s *Sampler[T]) Specialization() Specialization {
 	}
 	if out.ExtState != Compiling {
 		out.ExtErr = sp.builds[kernels.EntryExt].err
+	}
+	if out.ExactState != Compiling {
+		out.ExactErr = sp.builds[buildExact].err
 	}
 	return out
 }

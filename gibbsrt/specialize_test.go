@@ -36,7 +36,7 @@ func fixtureModel(t *testing.T, q01 float64) *Coefficients[float32] {
 // changes.
 func TestSpecializePTX(t *testing.T) {
 	co := fixtureModel(t, 1)
-	out, dropped, kept, err := specializePTX([]byte(ptxFixture), co, false)
+	out, dropped, kept, err := specializePTX([]byte(ptxFixture), co, exactValues[float32]{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestSpecializePTX(t *testing.T) {
 	}
 
 	zero := fixtureModel(t, 0)
-	out, dropped, kept, err = specializePTX([]byte(ptxFixture), zero, false)
+	out, dropped, kept, err = specializePTX([]byte(ptxFixture), zero, exactValues[float32]{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestSpecializePTXFramesAndKeep(t *testing.T) {
 	if co.Offset[2] != co.Offset[1] || co.Weight[2*4+4] != co.Weight[1] || co.Scale[3] != co.Scale[0] {
 		t.Fatalf("frame 1 is not the reversed frame 0: %v, %v", co.Offset, co.Weight)
 	}
-	out, dropped, kept, err := specializePTX([]byte(ext), co, false)
+	out, dropped, kept, err := specializePTX([]byte(ext), co, exactValues[float32]{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestSpecializePTXFramesAndKeep(t *testing.T) {
 		t.Errorf("ω = 1.5: dropped, kept = %d, %d; keep %v; PTX:\n%s\nwant:\n%s", dropped, kept, co.Keep, out, want)
 	}
 	plain := fixtureModel(t, 1)
-	out, _, _, err = specializePTX([]byte(ext), plain, false)
+	out, _, _, err = specializePTX([]byte(ext), plain, exactValues[float32]{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestSpecializePTXRejects(t *testing.T) {
 		"\tfma.rn.f32 %f1, GGS_0, GGW_1, %f1;\n",                  // two markers
 		"\tfma.rn.f32 %f1, %f2, GGW_99999999999999999999, %f1;\n", // not an int
 	} {
-		if _, _, _, err := specializePTX([]byte(bad), co, false); err == nil {
+		if _, _, _, err := specializePTX([]byte(bad), co, exactValues[float32]{}, false); err == nil {
 			t.Errorf("specializePTX(%q) succeeded", bad)
 		}
 	}
@@ -121,10 +121,10 @@ func TestSpecializePTXRejects(t *testing.T) {
 
 func TestModelHash(t *testing.T) {
 	a, b := fixtureModel(t, 1), fixtureModel(t, 0.5)
-	if modelHash(a, false) != modelHash(fixtureModel(t, 1), false) {
+	if modelHash(a, exactValues[float32]{}, false) != modelHash(fixtureModel(t, 1), exactValues[float32]{}, false) {
 		t.Error("the same model hashes differently")
 	}
-	if modelHash(a, false) == modelHash(b, false) {
+	if modelHash(a, exactValues[float32]{}, false) == modelHash(b, exactValues[float32]{}, false) {
 		t.Error("different models hash alike")
 	}
 	// -Q10/Q11 with Q10 = 0 is -0; +0 there is another table (and
@@ -134,11 +134,11 @@ func TestModelHash(t *testing.T) {
 	if math.Float32bits(c.Weight[1]) != 0x80000000 {
 		t.Fatalf("weight %v is not -0", c.Weight[1])
 	}
-	if modelHash(c, false) == modelHash(d, false) {
+	if modelHash(c, exactValues[float32]{}, false) == modelHash(d, exactValues[float32]{}, false) {
 		t.Error("tables that differ in a sign bit hash alike")
 	}
 	// The same tables with the normals drawn elsewhere are another kernel.
-	if modelHash(a, true) == modelHash(a, false) {
+	if modelHash(a, exactValues[float32]{}, true) == modelHash(a, exactValues[float32]{}, false) {
 		t.Error("the two places of the normals hash alike")
 	}
 }
@@ -148,7 +148,7 @@ func TestSpecializePTXStaged(t *testing.T) {
 	const src = "\tmov.u32 %r1, GGZ;\n\tsetp.ne.s32 %p1, %r1, 0;\n"
 	co := fixtureModel(t, 1)
 	for _, staged := range []bool{false, true} {
-		out, _, _, err := specializePTX([]byte(src), co, staged)
+		out, _, _, err := specializePTX([]byte(src), co, exactValues[float32]{}, staged)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,6 +312,79 @@ func TestDroppingZeroWeightsKeepsBits(t *testing.T) {
 			}
 			if math.Float32bits(x[i]) != math.Float32bits(e[i]) {
 				t.Fatalf("trial %d, dim %d: x[%d] = %v by the plain update, %v by the Ext one at ω = 1", trial, d, i, x[i], e[i])
+			}
+		}
+	}
+}
+
+// TestSpecializePTXExact: the exact-draw kernel's markers take the values
+// of exactValues, a zero entry's line included (it is never deleted), and
+// GGN and GGC have one frame and no entry past the model's.
+func TestSpecializePTXExact(t *testing.T) {
+	const src = "\tmov.f32 %f1, GGC_1;\n\tfma.rn.f32 %f1, %f9, GGN_2, %f1;\n\tfma.rn.f32 %f2, %f9, GGN_1, %f2;\n"
+	co := fixtureModel(t, 1)
+	ex := exactValues[float32]{n: []float32{0.5, -0.25, 0, 0.75}, c: []float32{1, -3}}
+	out, dropped, kept, err := specializePTX([]byte(src), co, ex, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.NewReplacer("GGC_1", hexf(-3), "GGN_2", hexf(0), "GGN_1", hexf(-0.25)).Replace(src)
+	if string(out) != want || dropped != 0 || kept != 0 {
+		t.Errorf("dropped, kept = %d, %d; PTX:\n%s\nwant:\n%s", dropped, kept, out, want)
+	}
+	for _, bad := range []string{
+		"\tfma.rn.f32 %f1, %f2, GGN_4, %f1;\n",  // past the 2x2 factor
+		"\tmov.f32 %f1, GGC_2;\n",               // past the mean
+		"\tfma.rn.f32 %f1, %f2, GGNR_0, %f1;\n", // no frame 1
+	} {
+		if _, _, _, err := specializePTX([]byte(bad), co, ex, false); err == nil {
+			t.Errorf("specializePTX(%q) succeeded", bad)
+		}
+	}
+	// Two models whose coefficients round alike but whose exact values
+	// differ are two kernels.
+	ex2 := exactValues[float32]{n: []float32{0.5, -0.25, 0, 0.7500001}, c: ex.c}
+	if modelHash(co, ex, false) == modelHash(co, ex2, false) {
+		t.Error("exact values that differ hash alike")
+	}
+}
+
+// TestExactValues: the markers' values are frame 2 of the matrix tables,
+// N_2[i][p] at p*dim+i for i >= p (zero above), and c_2 = mu.
+func TestExactValues(t *testing.T) {
+	q := [][]float64{{4, 1, 0.5}, {1, 3, 0.25}, {0.5, 0.25, 2}}
+	mu := []float64{1, -2, 0.5}
+	p, err := newPlan[float64](3, q, mu, Plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := exactValuesOf(p)
+	if ex.err != nil {
+		t.Fatal(ex.err)
+	}
+	// N_2 N_2ᵀ = Q⁻¹: check (N Nᵀ) Q = I.
+	var nn [3][3]float64
+	for i := range 3 {
+		for j := range 3 {
+			for k := range 3 {
+				nn[i][j] += ex.n[k*3+i] * ex.n[k*3+j]
+			}
+		}
+	}
+	for i := range 3 {
+		if ex.c[i] != mu[i] {
+			t.Errorf("c[%d] = %v, want mu %v", i, ex.c[i], mu[i])
+		}
+		for j := range 3 {
+			v := 0.0
+			for k := range 3 {
+				v += nn[i][k] * q[k][j]
+			}
+			if want := map[bool]float64{true: 1, false: 0}[i == j]; math.Abs(v-want) > 1e-12 {
+				t.Errorf("(N Nᵀ Q)[%d][%d] = %v, want %v", i, j, v, want)
+			}
+			if j > i && ex.n[j*3+i] != 0 {
+				t.Errorf("n[%d] (N[%d][%d], above the diagonal) = %v, want 0", j*3+i, i, j, ex.n[j*3+i])
 			}
 		}
 	}

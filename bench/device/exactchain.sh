@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# One device call for the chain-per-thread exact-draw kernel (issue 28,
-# run 31): the bench's exact draws by each exact kernel and by the
-# runtime's choice (PACKAGES, at BATCHES), the PyTorch peers, ncu of
-# gibbs_exact_chain at B=1M for NCU_PACKAGES, then the GPU suites (SUITES)
-# of every test binary under bin/ and gibbsrt's. Everything is built on the
+# One device call for the exact-draw kernels (issue 28, runs 31 and 34):
+# the bench's exact draws by each exact kernel and by the runtime's choice
+# (PACKAGES, at BATCHES), the PyTorch peers, ncu of NCU_KERNEL
+# (gibbs_exact_chain) at B=1M for NCU_PACKAGES, then the GPU suites
+# (SUITES) of every test binary under bin/ and gibbsrt's. Everything is built on the
 # development machine and carried as one archive (docs/CONTRIBUTING.md);
 # this script only runs it. Its logs and JSON come back as $OUT/logs.tgz.
 set -uo pipefail
@@ -16,7 +16,7 @@ run bench bin/gibbsbench -dims none -packages "$packages" -batches "${BATCHES:-4
 PYTHONUNBUFFERED=1 run torch python3 bench/peers/torch_peers.py -json "$out/torch.json"
 if [ "${NCU:-1}" = 1 ]; then
   for p in ${NCU_PACKAGES:-out/gibbs32 out/gibbs64}; do
-    ncu_kernels "$(basename "$p")" gibbs_exact_chain 1 1 "$p"
+    ncu_kernels "$(basename "$p")" "${NCU_KERNEL:-gibbs_exact_chain}" 1 1 "$p"
   done
 fi
 suites=${SUITES:-'TestGPUMatrix$|TestGPUAPI$|TestGPUChains$'}

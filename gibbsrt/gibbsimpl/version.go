@@ -24,7 +24,9 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 // with the same bits, and a package before version 12 has no kernels for
 // a linear term per chain, so its SetLinear returns a
 // *MissingKernelError, and a package before version 13 has no kernel for
-// a precision per chain, so its SetPrecision does the same. Older packages stop at the assertion: their
+// a precision per chain, so its SetPrecision does the same, and a package
+// before version 14 has no per-model exact-draw kernel, so its draws come
+// from the others, with the same bits. Older packages stop at the assertion: their
 // Go or their kernels no longer fit. CHANGELOG.md says what each version
 // changed.
 const (
@@ -33,7 +35,7 @@ const (
 	// MinVersion is the oldest generated-package version this runtime supports.
 	MinVersion = 7
 	// MaxVersion is the newest generated-package version this runtime supports.
-	MaxVersion = 13
+	MaxVersion = 14
 )
 
 // EnforceVersion is used by generated code to assert compatibility; it has

@@ -2,6 +2,7 @@ package gibbstest
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -42,6 +43,9 @@ func gpuSpecialized[T gibbsrt.Float](t *testing.T, h Harness[T], g *gibbsrt.Samp
 			ref := h.reference(t, m)
 			for _, chains := range []int{1, 129, 1000} {
 				requireSameSweeps(t, "specialized kernel vs CPU", g.Sweep, ref, randomState[T](rng, chains, d), 7, st, d)
+			}
+			if hasExactModel(t, g) {
+				requireExactModel(t, g, ref, st, d)
 			}
 		})
 	}
@@ -98,7 +102,70 @@ func gpuSpecialized[T gibbsrt.Float](t *testing.T, h Harness[T], g *gibbsrt.Samp
 		if err := s.Sweep(make([]T, d), 1, st); err == nil || !strings.Contains(err.Error(), "unavailable") {
 			t.Errorf("Sweep with the failed strategy: %v", err)
 		}
+		if !hasExactModel(t, s) {
+			return
+		}
+		// The exact-draw kernel of the same PTX fails too: named, it is an
+		// error; the runtime's choice draws the twin's bits.
+		if _, err := SetExactKernel(s, exactModel); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DrawExact(make([]T, d), st); err == nil || !strings.Contains(err.Error(), "unavailable") {
+			t.Errorf("DrawExact by the failed %s: %v", exactModel, err)
+		}
+		if sp := s.Specialization(); sp.ExactState != gibbsrt.Failed || sp.ExactErr == nil {
+			t.Errorf("corrupt PTX: exact state %v, err %v", sp.ExactState, sp.ExactErr)
+		}
+		if _, err := SetExactKernel(s, ""); err != nil {
+			t.Fatal(err)
+		}
+		want, got := make([]T, 300*d), make([]T, 300*d)
+		if err := h.reference(t, model).DrawExact(want, st); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DrawExact(got, st); err != nil {
+			t.Fatal(err)
+		}
+		requireEqual(t, "exact draws after a failed JIT vs CPU", got, want, d)
 	})
+}
+
+// exactModel is the per-model exact-draw kernel.
+const exactModel = "gibbs_exact_model"
+
+// hasExactModel reports whether g's package has the per-model exact-draw
+// kernel (gibbsgen 0.16.0 on, with the Matrix strategy).
+func hasExactModel[T gibbsrt.Float](t *testing.T, g *gibbsrt.Sampler[T]) bool {
+	t.Helper()
+	have, err := SetExactKernel(g, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.Contains(have, exactModel)
+}
+
+// requireExactModel draws exact samples of g's model with the per-model
+// exact-draw kernel, named, and requires the twin's bits and the kernel
+// reported ready.
+func requireExactModel[T gibbsrt.Float](t *testing.T, g *gibbsrt.Sampler[T], ref *gibbsrt.Reference[T], st gibbsrt.Stream, d int) {
+	t.Helper()
+	if _, err := SetExactKernel(g, exactModel); err != nil {
+		t.Fatal(err)
+	}
+	defer SetExactKernel(g, "")
+	for _, chains := range []int{1, 129, 4097} {
+		want, got := make([]T, chains*d), make([]T, chains*d)
+		if err := ref.DrawExact(want, st); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.DrawExact(got, st); err != nil {
+			t.Fatal(err)
+		}
+		requireEqual(t, fmt.Sprintf("%s B=%d vs CPU", exactModel, chains), got, want, d)
+	}
+	if sp := g.Specialization(); sp.ExactState != gibbsrt.Ready {
+		t.Errorf("%s drew, but its state is %v (%v)", exactModel, sp.ExactState, sp.ExactErr)
+	}
 }
 
 // offDiagonalZeros counts the zero entries of Q off its diagonal.

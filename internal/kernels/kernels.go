@@ -682,6 +682,22 @@ var table = []Kernel{
 		AutoDoc:  "in float32 (faster than the tiled kernel at every batch measured at dims 32 and 64; slower in float64)",
 	},
 	{
+		Name: "gibbs_exact_model", Role: Exact, Block: "kernel_exact_model", With: Matrix, PTX: true,
+		Doc:        "exact draws as gibbs_exact_chain, bit for bit, with the model's factor and mean in the instructions: shipped as PTX in which N_2[i][p] (i >= p) is the marker GGN_<p*dim+i> and c_2[i] is GGC_<i>, each on its own line of inline PTX; the host writes each as its bits (no line is deleted) and has the driver compile the result at the first exact draw after SetModel, as gibbs_sweep_model's",
+		Params:     exactParams,
+		GeometryOf: exactChainGeometry,
+		Shape:      func(dim int, dt DType) any { return ExactChainShapeOf(dim, dt) },
+		Dims:       threadDims,
+		// The runtime offers it only once the model's kernel is compiled
+		// (gibbsrt.Sampler.exactKernel); until then, or if the JIT fails,
+		// the others are chosen among. Not measured on a GPU when it was
+		// written: rank 2 keeps it behind gibbs_exact_chain until a run
+		// records its figures.
+		AutoRank: 2,
+		Prefer:   func(Shape) bool { return true },
+		AutoDoc:  "never yet: not measured (it runs when named)",
+	},
+	{
 		Name: "gibbs_philox", Role: Philox, Block: "kernel_philox",
 		Doc: "test entry point: Philox4x32-10 of in[6t..6t+5] = (ctr0..3, key0..1) into out[4t..4t+3]",
 		Params: []Param{
@@ -881,4 +897,4 @@ func pick(s Shape, ks []*Kernel) *Kernel {
 // description that a generated package records (gibbsimpl.GenVersion). Bump
 // it when a change makes packages generated before it unusable with the
 // new runtime, or the reverse.
-const ABIVersion = 13
+const ABIVersion = 14
