@@ -61,6 +61,15 @@ func TestChooseExact(t *testing.T) {
 	if got := ChooseExact(Shape{Dim: 32, Chains: 1 << 20, DType: Float64}, []*Kernel{tiled, chain}); got != tiled {
 		t.Errorf("ChooseExact(float64) = %v, want %s", got.Name, tiled.Name)
 	}
+	// The per-model kernel first in float32 (run 34), where the module
+	// has it; in float64 the tiled kernel still.
+	model := Named("gibbs_exact_model")
+	if got := ChooseExact(Shape{Dim: 32, Chains: 4096, DType: Float32}, []*Kernel{tiled, chain, model}); got != model {
+		t.Errorf("ChooseExact(float32, with the per-model kernel) = %v, want %s", got.Name, model.Name)
+	}
+	if got := ChooseExact(Shape{Dim: 32, Chains: 1 << 20, DType: Float64}, []*Kernel{tiled, chain, model}); got != tiled {
+		t.Errorf("ChooseExact(float64, with the per-model kernel) = %v, want %s", got.Name, tiled.Name)
+	}
 	if got := ChooseExact(Shape{Dim: 8}, []*Kernel{sweep}); got != nil {
 		t.Errorf("ChooseExact without exact kernels = %v", got.Name)
 	}

@@ -688,14 +688,17 @@ var table = []Kernel{
 		GeometryOf: exactChainGeometry,
 		Shape:      func(dim int, dt DType) any { return ExactChainShapeOf(dim, dt) },
 		Dims:       threadDims,
-		// The runtime offers it only once the model's kernel is compiled
+		// The runtime runs it only once the model's kernel is compiled
 		// (gibbsrt.Sampler.exactKernel); until then, or if the JIT fails,
-		// the others are chosen among. Not measured on a GPU when it was
-		// written: rank 2 keeps it behind gibbs_exact_chain until a run
-		// records its figures.
-		AutoRank: 2,
-		Prefer:   func(Shape) bool { return true },
-		AutoDoc:  "never yet: not measured (it runs when named)",
+		// the others are chosen among. Run 34 (docs/log/BENCHMARKS-runs.md;
+		// H100, µs a draw, this kernel against gibbs_exact_chain and
+		// gibbs_exact): float32 dim 32 at 4096 and 1,048,576 chains
+		// 20.0/20.4/24.1, 106.3/162.8/228.5; dim 64 20.4/22.7/26.6,
+		// 269.8/524.6/582.2; float64 dim 32 21.6/24.5/22.2,
+		// 578.4/636.7/385.6. Other dims were not measured.
+		AutoRank: -1,
+		Prefer:   func(s Shape) bool { return s.DType == Float32 },
+		AutoDoc:  "in float32, once the model's kernel is compiled (faster than the other two at every batch measured at dims 32 and 64; slower than the tiled one in float64)",
 	},
 	{
 		Name: "gibbs_philox", Role: Philox, Block: "kernel_philox",
