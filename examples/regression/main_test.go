@@ -110,3 +110,60 @@ func TestFlags(t *testing.T) {
 		t.Errorf("a missing -data file: exit %d, %q; want 1 and the file's name", code, errs.String())
 	}
 }
+
+// termsRecorder is the twin with each iteration's β-block terms copied as
+// the sampler is given them.
+type termsRecorder struct {
+	gibbs8.Chains
+	scales, diag, h [][]float32
+}
+
+func (r *termsRecorder) SetPrecision(p *gibbs8.Precision) error {
+	r.scales = append(r.scales, slices.Clone(p.Scales))
+	r.diag = append(r.diag, slices.Clone(p.Diag))
+	return r.Chains.SetPrecision(p)
+}
+
+func (r *termsRecorder) SetLinear(h []float32) error {
+	r.h = append(r.h, slices.Clone(h))
+	return r.Chains.SetLinear(h)
+}
+
+// Each chain's β block gets its own terms: the scale φ_c of XᵀX, the
+// diagonal τ_c on every coordinate, and h_c = φ_c·Xᵀy with that chain's
+// φ_c; after the first iteration (φ = τ = 1) the chains' φ and τ differ.
+// The posterior test above cannot see a sampler that gave every chain
+// chain 0's τ (β's posterior hardly depends on τ with 944 rows); this
+// one does.
+func TestTermsPerChain(t *testing.T) {
+	x, y := load(t)
+	s := sufficient(x, y)
+	const chains, iters = 16, 3
+	r := &termsRecorder{Chains: gibbs8.NewReference()}
+	if _, err := posterior(options{chains: chains, iters: iters, burn: 1, sweeps: 1, seed: 3}, s, defaultPriors(), r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.scales) != iters || len(r.h) != iters {
+		t.Fatalf("%d SetPrecision and %d SetLinear calls, want %d each", len(r.scales), len(r.h), iters)
+	}
+	for it := range iters {
+		sc, dg, h := r.scales[it], r.diag[it], r.h[it]
+		if len(sc) != chains || len(dg) != chains*dim || len(h) != chains*dim {
+			t.Fatalf("iteration %d: %d scales, %d diagonal entries, %d of h", it, len(sc), len(dg), len(h))
+		}
+		for c := range chains {
+			for i := range dim {
+				if dg[c*dim+i] != dg[c*dim] {
+					t.Errorf("iteration %d, chain %d: diagonal %v at %d, %v at 0", it, c, dg[c*dim+i], i, dg[c*dim])
+				}
+				want := float64(sc[c]) * s.xty[i]
+				if d := float64(h[c*dim+i]) - want; math.Abs(d) > 1e-6*math.Abs(want) {
+					t.Errorf("iteration %d, chain %d: h[%d] = %v, want φ_c·(Xᵀy)_%d = %v", it, c, i, h[c*dim+i], i, want)
+				}
+			}
+			if it > 0 && c > 0 && (sc[c] == sc[0] || dg[c*dim] == dg[0]) {
+				t.Errorf("iteration %d: chain %d has chain 0's φ (%v) or τ (%v)", it, c, sc[c] == sc[0], dg[c*dim] == dg[0])
+			}
+		}
+	}
+}
