@@ -1,13 +1,16 @@
 package gibbsrt
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/gibbsgen/gibbsgen/gibbsrt/internal/impl"
 	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
 // ptxFixture is the shape of the per-model kernel's PTX: one marker per
@@ -387,5 +390,48 @@ func TestExactValues(t *testing.T) {
 				t.Errorf("n[%d] (N[%d][%d], above the diagonal) = %v, want 0", j*3+i, i, j, ex.n[j*3+i])
 			}
 		}
+	}
+}
+
+// TestExactModelChoice: the runtime's exact-draw kernel is the per-model
+// one in float32 only once its build is ready, the chain kernel while
+// there is none, it failed, or it is not built yet; float64 keeps the
+// tiled kernel; a named kernel runs whatever the choice.
+func TestExactModelChoice(t *testing.T) {
+	ks := []*kernels.Kernel{kernels.ForStrategy(kernels.Matrix), kernels.Named("gibbs_exact"),
+		kernels.Named("gibbs_exact_chain"), kernels.Named("gibbs_exact_model")}
+	s := &Sampler[float32]{kernels: ks, m: impl.Module{Dim: 32}, sms: 132}
+	want := func(what, name string) {
+		t.Helper()
+		if got := s.exactKernel(1 << 20); got == nil || got.Name != name {
+			t.Errorf("%s: %v, want %s", what, got, name)
+		}
+	}
+	want("no model", "gibbs_exact_chain")
+	sp := &specialization[float32]{}
+	for i := range sp.builds {
+		sp.builds[i].done = make(chan struct{})
+	}
+	s.spec = sp
+	b := &sp.builds[buildExact]
+	b.started = true // compiling
+	want("compiling", "gibbs_exact_chain")
+	close(b.done)
+	want("ready", "gibbs_exact_model")
+	b.err = errors.New("no")
+	want("failed", "gibbs_exact_chain")
+	s.exactForced = "gibbs_exact"
+	want("named", "gibbs_exact")
+
+	d := &Sampler[float64]{kernels: ks, m: impl.Module{Dim: 32}, sms: 132}
+	dp := &specialization[float64]{}
+	for i := range dp.builds {
+		dp.builds[i].done = make(chan struct{})
+	}
+	dp.builds[buildExact].started = true
+	close(dp.builds[buildExact].done)
+	d.spec = dp
+	if got := d.exactKernel(1 << 20); got == nil || got.Name != "gibbs_exact" {
+		t.Errorf("float64 with the per-model kernel ready: %v, want gibbs_exact", got)
 	}
 }
