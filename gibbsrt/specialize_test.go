@@ -403,8 +403,12 @@ func TestExactModelChoice(t *testing.T) {
 	s := &Sampler[float32]{kernels: ks, m: impl.Module{Dim: 32}, sms: 132}
 	want := func(what, name string) {
 		t.Helper()
-		if got := s.exactKernel(1 << 20); got == nil || got.Name != name {
-			t.Errorf("%s: %v, want %s", what, got, name)
+		got := "none"
+		if k := s.exactKernel(1 << 20); k != nil {
+			got = k.Name
+		}
+		if got != name {
+			t.Errorf("%s: %s, want %s", what, got, name)
 		}
 	}
 	want("no model", "gibbs_exact_chain")
