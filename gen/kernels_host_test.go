@@ -123,13 +123,11 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 				d.Read(xt)
 				d.Read(out)
 			}
-			// Exact draws: the Matrix strategy's Ext entry point, kind 3,
-			// and the tiled exact kernel, on three groups of chains (the
-			// last one partial) over emuGrid's two blocks, from a start
-			// that they must overwrite whole.
-			// Exact draws: the matrix strategy's Ext entry point, kind 3,
-			// from zeros, and each exact-draw kernel from NaNs (it
-			// overwrites every value), against the twin.
+			// Exact draws, against the twin: the matrix strategy's Ext
+			// entry point, kind 3, from zeros, and each fatbin exact-draw
+			// kernel from NaNs (it overwrites every value), on three
+			// groups of chains (the last one partial) over emuGrid's two
+			// blocks.
 			type exactRun struct {
 				what  string
 				start []T
