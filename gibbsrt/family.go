@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -335,12 +336,27 @@ func copyPrecision[T Float](p *Precision[T]) Precision[T] {
 // checkDiagonals checks every chain's conditional precisions with tables
 // t (the kernel checks the same values in the same arithmetic): the first
 // chain with one not positive is an error that names it.
+// The chains are checked in ranges on every CPU (a million chains at dim
+// 32 took a third of a second on one); the first bad chain of all ranges
+// is the error, whatever the split.
 func checkDiagonals[T Float](t *familyTables[T], p *Precision[T], chains int) error {
 	d := len(t.b)
-	for c := 0; c < chains; c++ {
-		if i, q := t.badCoord(p.chain(c, t.members, d, nil)); i >= 0 {
-			return errPrecisionDiagonal(c, i, q)
+	var mu sync.Mutex
+	first, coord, val := chains, 0, T(0)
+	parallelChains(chains, d*t.members, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			if i, q := t.badCoord(p.chain(c, t.members, d, nil)); i >= 0 {
+				mu.Lock()
+				if c < first {
+					first, coord, val = c, i, q
+				}
+				mu.Unlock()
+				return
+			}
 		}
+	})
+	if first < chains {
+		return errPrecisionDiagonal(first, coord, val)
 	}
 	return nil
 }
