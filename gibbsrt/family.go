@@ -323,14 +323,21 @@ func copyPrecision[T Float](p *Precision[T]) Precision[T] {
 	if p.Diag == nil {
 		c.Diag = nil
 	}
-	for _, m := range p.Members {
+	c.Members = copyMembers(p.Members)
+	return c
+}
+
+// copyMembers returns a deep copy of a precision's members.
+func copyMembers(members [][][]float64) [][][]float64 {
+	var out [][][]float64
+	for _, m := range members {
 		cm := make([][]float64, len(m))
 		for i, row := range m {
 			cm[i] = append([]float64(nil), row...)
 		}
-		c.Members = append(c.Members, cm)
+		out = append(out, cm)
 	}
-	return c
+	return out
 }
 
 // checkDiagonals checks every chain's conditional precisions with tables

@@ -102,7 +102,7 @@ func (s *Sampler[T]) SetPrecision(p *Precision[T]) error {
 	// The scales and diagonals go straight from p to the device: a host
 	// copy of them cost more than the checks (0.8 s against 0.5 at a
 	// million chains, dim 32, on a 2-core VM).
-	members := copyPrecision(&Precision[T]{Members: p.Members}).Members
+	members := copyMembers(p.Members)
 	tab := newFamilyTables[T](s.p.q, s.p.mean, members)
 	if err := checkDiagonals(tab, p, chains); err != nil {
 		return err
