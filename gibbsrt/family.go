@@ -276,16 +276,20 @@ func errPrecisionChains(set, call int) error {
 // coordinate i is not positive (q; i < 0: found by a kernel, which does
 // not say where).
 func errPrecisionDiagonal[T Float](chain, i int, q T) error {
-	if i < 0 {
-		return fmt.Errorf("gibbsrt: chain %d's precision Q_c has a diagonal entry that is not positive and finite (or whose reciprocal overflows): Q_c is not positive definite; the chain was left unchanged, the others swept", chain)
-	}
-	return fmt.Errorf("gibbsrt: SetPrecision: chain %d's precision Q_c has diagonal entry [%d][%d] = %v; it must be positive and finite (with a finite reciprocal) for Q_c to be positive definite", chain, i, i, q)
+	return &chainError{chain, func(c int) string {
+		if i < 0 {
+			return fmt.Sprintf("gibbsrt: chain %d's precision Q_c has a diagonal entry that is not positive and finite (or whose reciprocal overflows): Q_c is not positive definite; the chain was left unchanged, the others swept", c)
+		}
+		return fmt.Sprintf("gibbsrt: SetPrecision: chain %d's precision Q_c has diagonal entry [%d][%d] = %v; it must be positive and finite (with a finite reciprocal) for Q_c to be positive definite", c, i, i, q)
+	}}
 }
 
 // errPrecisionDiverged names a chain whose state is not finite after a
 // launch with a precision per chain.
 func errPrecisionDiverged(chain int) error {
-	return fmt.Errorf("gibbsrt: chain %d's state is not finite after the sweeps: its precision Q_c is probably not positive definite (SetPrecision checks the diagonal, not definiteness), or its state or linear term was not finite; the other chains were swept", chain)
+	return &chainError{chain, func(c int) string {
+		return fmt.Sprintf("gibbsrt: chain %d's state is not finite after the sweeps: its precision Q_c is probably not positive definite (SetPrecision checks the diagonal, not definiteness), or its state or linear term was not finite; the other chains were swept", c)
+	}}
 }
 
 // errPrecisionScheme is the error of a call that a precision per chain

@@ -43,7 +43,9 @@ func errLinearChains(set, call int) error {
 
 // errLinearShift names the first chain whose shift is not finite.
 func errLinearShift(chain int) error {
-	return fmt.Errorf("gibbsrt: SetLinear: chain %d's mean shift Q⁻¹·h is not finite (its h overflows the dtype through Q⁻¹, or is not finite); the linear term is unchanged", chain)
+	return &chainError{chain, func(c int) string {
+		return fmt.Sprintf("gibbsrt: SetLinear: chain %d's mean shift Q⁻¹·h is not finite (its h overflows the dtype through Q⁻¹, or is not finite); the linear term is unchanged", c)
+	}}
 }
 
 // inverse returns Q⁻¹ of the plan's model in float64, element (k, i) at

@@ -20,6 +20,9 @@ type Multi[T Float] struct {
 	devices  []int
 	samplers []*Sampler[T]
 	closed   bool
+	// lin and prec are the chain counts of the linear term and the
+	// precision per chain (0: none), which every call must match.
+	lin, prec int
 }
 
 // newMulti opens a sampler of m on each of devices (CUDA ordinals, in the
@@ -128,6 +131,9 @@ func (mg *Multi[T]) Sweep(x []T, sweeps int, st Stream) error {
 	if err != nil {
 		return err
 	}
+	if err := mg.checkTerms(chains); err != nil {
+		return err
+	}
 	return sweepShards(len(mg.samplers), chains, dim, x, st, func(i int, part []T, st Stream) error {
 		return mg.samplers[i].Sweep(part, sweeps, st)
 	}, mg.devices)
@@ -143,7 +149,7 @@ func sweepShards[T Float](n, chains, dim int, x []T, st Stream, sweep func(i int
 		}
 		sub := st
 		sub.Chain += uint64(first)
-		return sweep(i, x[first*dim:(first+count)*dim], sub)
+		return renumber(sweep(i, x[first*dim:(first+count)*dim], sub), first)
 	})
 }
 
@@ -239,18 +245,26 @@ func (ms *MultiState[T]) copy(x []T, f func(*DeviceState[T], []T) error) error {
 // SweepDevice queues sweeps sweeps on every device's part of x at once,
 // each with its shard's stream, and returns once all are queued.
 func (mg *Multi[T]) SweepDevice(x *MultiState[T], sweeps int, st Stream) error {
+	if _, err := checkSweepArgs(mg.Dim(), 0, sweeps, st); err != nil {
+		return err
+	}
+	return mg.onParts(x, st, func(s *Sampler[T], part *DeviceState[T], st Stream) error {
+		return s.SweepDevice(part, sweeps, st)
+	})
+}
+
+// onParts runs f on every device's part of x at once, each with its
+// shard's stream, after the checks every call on a MultiState makes.
+func (mg *Multi[T]) onParts(x *MultiState[T], st Stream, f func(s *Sampler[T], part *DeviceState[T], st Stream) error) error {
 	mg.mu.Lock()
 	defer mg.mu.Unlock()
 	if mg.closed {
 		return ErrClosed
 	}
-	switch {
-	case x == nil:
-		return errors.New("gibbsrt: nil multi-device state")
-	case x.mg != mg:
-		return errors.New("gibbsrt: multi-device state belongs to another Multi")
+	if err := mg.own(x); err != nil {
+		return err
 	}
-	if _, err := checkSweepArgs(mg.Dim(), 0, sweeps, st); err != nil {
+	if err := mg.checkTerms(x.chains); err != nil {
 		return err
 	}
 	return mg.each(func(i int, s *Sampler[T]) error {
@@ -260,7 +274,7 @@ func (mg *Multi[T]) SweepDevice(x *MultiState[T], sweeps int, st Stream) error {
 		}
 		sub := st
 		sub.Chain += uint64(first)
-		return s.SweepDevice(x.parts[i], sweeps, sub)
+		return renumber(f(s, x.parts[i], sub), first)
 	})
 }
 
