@@ -11,7 +11,7 @@ out=${OUT:-/tmp}/logs
 rm -rf "$out"
 source "$(dirname "$0")/lib.sh"
 run variants timeout 70 python3 bench/calibrate/exact_variants.py dev/px
-run bench timeout 100 bin/gibbsbench -dims none -packages "${PACKAGES:-out/gibbs32,out/gibbs64,bin/_gibbs32f64}" \
+run bench timeout "${BENCH_TIMEOUT:-100}" bin/gibbsbench -dims none -packages "${PACKAGES:-out/gibbs32,out/gibbs64,bin/_gibbs32f64}" \
   -batches "${BATCHES:-4096,65536,1048576}" -sweeps 1 -calls 0 -model-batches none -check-chains 64 -repeats 10 -json "$out/bench.json"
 for p in gibbs32 gibbs64 gibbs32f64; do
   run "suite-$p" timeout 55 "bin/$p.test" -test.v -test.run "${SUITES:-TestGPUMatrix$|TestGPULinear$|TestGPUPrecision$}"
