@@ -1,6 +1,7 @@
 package gibbsrt
 
 import (
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -35,5 +36,30 @@ func TestCheckDiagonalsFirstChain(t *testing.T) {
 	}
 	if err := checkDiagonals(tab, &Precision[float32]{Diag: w}, chains); err != nil {
 		t.Errorf("no bad chain: %v", err)
+	}
+}
+
+// TestFirstNonFinite: the check runs in ranges on every CPU, and names
+// the first NaN or infinity of all, whichever range finds one first.
+func TestFirstNonFinite(t *testing.T) {
+	const n = 1 << 23 // past parallelChains' threshold
+	v := make([]float32, n)
+	for _, c := range []struct {
+		bad  []int
+		want int
+	}{{nil, -1}, {[]int{n / 2, n/2 + 1}, n / 2}, {[]int{7, n - 1}, 7}, {[]int{n - 1}, n - 1}} {
+		clear(v)
+		for k, i := range c.bad {
+			v[i] = []float32{float32(math.NaN()), float32(math.Inf(-1))}[k%2]
+		}
+		if got := firstNonFinite(v); got != c.want {
+			t.Errorf("non-finite at %v: %d, want %d", c.bad, got, c.want)
+		}
+		if got := finite(v); got != (c.want < 0) {
+			t.Errorf("non-finite at %v: finite = %v", c.bad, got)
+		}
+	}
+	if got := firstNonFinite([]float64{1, math.Inf(1)}); got != 1 {
+		t.Errorf("float64 +Inf at 1: %d", got)
 	}
 }

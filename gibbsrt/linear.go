@@ -27,10 +27,8 @@ func checkLinear[T Float](dim int, h []T) (int, error) {
 	if dim < 1 || len(h)%dim != 0 {
 		return 0, fmt.Errorf("gibbsrt: SetLinear: len(h) = %d is not a multiple of dim %d ([chains][dim], row-major)", len(h), dim)
 	}
-	for e, v := range h {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return 0, fmt.Errorf("gibbsrt: SetLinear: h[%d][%d] = %v (chain %d, coordinate %d); every element must be finite", e/dim, e%dim, v, e/dim, e%dim)
-		}
+	if e := firstNonFinite(h); e >= 0 {
+		return 0, fmt.Errorf("gibbsrt: SetLinear: h[%d][%d] = %v (chain %d, coordinate %d); every element must be finite", e/dim, e%dim, h[e], e/dim, e%dim)
 	}
 	return len(h) / dim, nil
 }
