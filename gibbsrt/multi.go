@@ -87,56 +87,63 @@ func onDevices(devices []int, f func(i int) error) error {
 	return errors.Join(errs...)
 }
 
-// SetModel sets the model on every device (see Sampler.SetModel).
-func (mg *Multi[T]) SetModel(Q [][]float64, mu []float64) error {
+// locked runs f with mg.mu held, if mg is open.
+func (mg *Multi[T]) locked(f func() error) error {
 	mg.mu.Lock()
 	defer mg.mu.Unlock()
 	if mg.closed {
 		return ErrClosed
 	}
-	return mg.each(func(_ int, s *Sampler[T]) error { return s.SetModel(Q, mu) })
+	return f()
+}
+
+// SetModel sets the model on every device (see Sampler.SetModel).
+func (mg *Multi[T]) SetModel(Q [][]float64, mu []float64) error {
+	return mg.locked(func() error {
+		return mg.each(func(_ int, s *Sampler[T]) error { return s.SetModel(Q, mu) })
+	})
 }
 
 // SetScheme sets the sweep scheme on every device (see Sampler.SetScheme).
 func (mg *Multi[T]) SetScheme(sc Scheme) error {
-	mg.mu.Lock()
-	defer mg.mu.Unlock()
-	if mg.closed {
-		return ErrClosed
-	}
-	return mg.each(func(_ int, s *Sampler[T]) error { return s.SetScheme(sc) })
+	return mg.locked(func() error {
+		return mg.each(func(_ int, s *Sampler[T]) error { return s.SetScheme(sc) })
+	})
 }
 
 // SetStrategy sets the strategy on every device (see Sampler.SetStrategy).
 func (mg *Multi[T]) SetStrategy(st Strategy) error {
-	mg.mu.Lock()
-	defer mg.mu.Unlock()
-	if mg.closed {
-		return ErrClosed
-	}
-	return mg.each(func(_ int, s *Sampler[T]) error { return s.SetStrategy(st) })
+	return mg.locked(func() error {
+		return mg.each(func(_ int, s *Sampler[T]) error { return s.SetStrategy(st) })
+	})
 }
 
 // Sweep runs sweeps sweeps on the host state x ([chains][dim]), device i
 // sweeping shard i of len(Devices()) of its chains, and returns when all
 // are done.
 func (mg *Multi[T]) Sweep(x []T, sweeps int, st Stream) error {
-	mg.mu.Lock()
-	defer mg.mu.Unlock()
-	if mg.closed {
-		return ErrClosed
-	}
-	dim := mg.Dim()
-	chains, err := checkSweepArgs(dim, len(x), sweeps, st)
-	if err != nil {
-		return err
-	}
-	if err := mg.checkTerms(chains); err != nil {
-		return err
-	}
-	return sweepShards(len(mg.samplers), chains, dim, x, st, func(i int, part []T, st Stream) error {
-		return mg.samplers[i].Sweep(part, sweeps, st)
-	}, mg.devices)
+	return mg.onShards(x, sweeps, st, func(s *Sampler[T], part []T, st Stream) error {
+		return s.Sweep(part, sweeps, st)
+	})
+}
+
+// onShards runs f on every device's shard of the host state x at once,
+// each with its shard's stream, after the checks of a call of sweeps
+// sweeps.
+func (mg *Multi[T]) onShards(x []T, sweeps int, st Stream, f func(s *Sampler[T], part []T, st Stream) error) error {
+	return mg.locked(func() error {
+		dim := mg.Dim()
+		chains, err := checkSweepArgs(dim, len(x), sweeps, st)
+		if err != nil {
+			return err
+		}
+		if err := mg.checkTerms(chains); err != nil {
+			return err
+		}
+		return sweepShards(len(mg.samplers), chains, dim, x, st, func(i int, part []T, st Stream) error {
+			return f(mg.samplers[i], part, st)
+		}, mg.devices)
+	})
 }
 
 // sweepShards runs sweep on shard i of n of the chains of x concurrently,

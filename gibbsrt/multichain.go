@@ -69,44 +69,38 @@ func shardPrecision[T Float](p *Precision[T], dim, chains, i, n int) (*Precision
 // it. Later calls must have that many chains. On an error the term is
 // cleared on every device.
 func (mg *Multi[T]) SetLinear(h []T) error {
-	mg.mu.Lock()
-	defer mg.mu.Unlock()
-	if mg.closed {
-		return ErrClosed
-	}
-	chains := 0
-	if len(h) > 0 {
-		var err error
-		if chains, err = checkLinear(mg.Dim(), h); err != nil {
-			return err
+	return mg.locked(func() error {
+		chains := 0
+		if len(h) > 0 {
+			var err error
+			if chains, err = checkLinear(mg.Dim(), h); err != nil {
+				return err
+			}
 		}
-	}
-	return mg.setTerm(&mg.lin, chains, func(i int, s *Sampler[T]) error {
-		part, err := shardRows(h, chains, mg.Dim(), i, len(mg.samplers))
-		if err != nil {
-			return err
-		}
-		return s.SetLinear(part)
-	}, func(s *Sampler[T]) error { return s.SetLinear(nil) })
+		return mg.setTerm(&mg.lin, chains, func(i int, s *Sampler[T]) error {
+			part, err := shardRows(h, chains, mg.Dim(), i, len(mg.samplers))
+			if err != nil {
+				return err
+			}
+			return s.SetLinear(part)
+		}, func(s *Sampler[T]) error { return s.SetLinear(nil) })
+	})
 }
 
 // SetLinearDevice is SetLinear with h on the devices, as a MultiState of
 // this Multi splits it (see Sampler.SetLinearDevice).
 func (mg *Multi[T]) SetLinearDevice(h *MultiState[T]) error {
-	mg.mu.Lock()
-	defer mg.mu.Unlock()
-	if mg.closed {
-		return ErrClosed
-	}
-	if err := mg.own(h); err != nil {
-		return err
-	}
-	return mg.setTerm(&mg.lin, h.chains, func(i int, s *Sampler[T]) error {
-		if h.parts[i] == nil {
-			return s.SetLinear(nil)
+	return mg.locked(func() error {
+		if err := mg.own(h); err != nil {
+			return err
 		}
-		return s.SetLinearDevice(h.parts[i])
-	}, func(s *Sampler[T]) error { return s.SetLinear(nil) })
+		return mg.setTerm(&mg.lin, h.chains, func(i int, s *Sampler[T]) error {
+			if h.parts[i] == nil {
+				return s.SetLinear(nil)
+			}
+			return s.SetLinearDevice(h.parts[i])
+		}, func(s *Sampler[T]) error { return s.SetLinear(nil) })
+	})
 }
 
 // SetPrecision sets a precision per chain on every device: its members on
@@ -115,31 +109,25 @@ func (mg *Multi[T]) SetLinearDevice(h *MultiState[T]) error {
 // chains. An error names the run's chain; on an error the precision is
 // cleared on every device.
 func (mg *Multi[T]) SetPrecision(p *Precision[T]) error {
-	mg.mu.Lock()
-	defer mg.mu.Unlock()
-	if mg.closed {
-		return ErrClosed
-	}
-	chains := 0
-	if p != nil {
-		var err error
-		if chains, err = checkPrecision(mg.Dim(), p); err != nil {
-			return err
-		}
-	}
-	return mg.setTerm(&mg.prec, chains, func(i int, s *Sampler[T]) error {
-		if p == nil {
-			return s.SetPrecision(nil)
-		}
-		part, err := shardPrecision(p, mg.Dim(), chains, i, len(mg.samplers))
-		if err != nil || part == nil {
-			if err == nil {
-				err = s.SetPrecision(nil)
+	return mg.locked(func() error {
+		chains := 0
+		if p != nil {
+			var err error
+			if chains, err = checkPrecision(mg.Dim(), p); err != nil {
+				return err
 			}
-			return err
 		}
-		return s.SetPrecision(part)
-	}, func(s *Sampler[T]) error { return s.SetPrecision(nil) })
+		return mg.setTerm(&mg.prec, chains, func(i int, s *Sampler[T]) error {
+			if p == nil {
+				return s.SetPrecision(nil)
+			}
+			part, err := shardPrecision(p, mg.Dim(), chains, i, len(mg.samplers))
+			if err != nil {
+				return err
+			}
+			return s.SetPrecision(part) // nil for an empty shard: none
+		}, func(s *Sampler[T]) error { return s.SetPrecision(nil) })
+	})
 }
 
 // setTerm runs set on every device, each with its shard's first chain to
@@ -191,22 +179,9 @@ func (mg *Multi[T]) own(x *MultiState[T]) error {
 // DrawExact draws every chain of the host state x ([chains][dim]) exactly
 // (see Sampler.DrawExact), device i drawing shard i of the chains.
 func (mg *Multi[T]) DrawExact(x []T, st Stream) error {
-	mg.mu.Lock()
-	defer mg.mu.Unlock()
-	if mg.closed {
-		return ErrClosed
-	}
-	dim := mg.Dim()
-	chains, err := checkSweepArgs(dim, len(x), 1, st)
-	if err != nil {
-		return err
-	}
-	if err := mg.checkTerms(chains); err != nil {
-		return err
-	}
-	return sweepShards(len(mg.samplers), chains, dim, x, st, func(i int, part []T, st Stream) error {
-		return mg.samplers[i].DrawExact(part, st)
-	}, mg.devices)
+	return mg.onShards(x, 1, st, func(s *Sampler[T], part []T, st Stream) error {
+		return s.DrawExact(part, st)
+	})
 }
 
 // DrawExactDevice is DrawExact on device state: queued on every device at
