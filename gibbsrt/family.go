@@ -184,30 +184,35 @@ func (fc familyChain[T]) scale(k int) T {
 	return fc.s[k]
 }
 
-// conditional returns the chain's conditional precision of coordinate i,
-// as gibbs_family's gg_family_q: w_i (or 0), then fma(s_k, M_k[i][i], q)
-// in increasing k.
-func (t *familyTables[T]) conditional(fc familyChain[T], i int) T {
+// conditionals sets q[i] to the chain's conditional precision of each
+// coordinate i, as gibbs_family's gg_family_q: w_i (or 0), then
+// fma(s_k, M_k[i][i], q_i) in increasing k, a member's diagonal at a time.
+func (t *familyTables[T]) conditionals(fc familyChain[T], q []T) {
 	d := len(t.b)
-	var q T
+	q = q[:d]
 	if fc.w != nil {
-		q = fc.w[i]
+		copy(q, fc.w)
+	} else {
+		clear(q)
 	}
 	for k := 0; k < t.members; k++ {
-		q = fma(fc.scale(k), t.md[k*d+i], q)
+		fmaColumn(q, t.md[k*d:(k+1)*d], fc.scale(k))
 	}
-	return q
 }
 
-// familyBadCoord returns the first coordinate whose conditional precision
-// is not positive and finite, or whose reciprocal is not finite, and that
-// precision; -1 if none.
-func (t *familyTables[T]) badCoord(fc familyChain[T]) (int, T) {
-	for i := range t.b {
-		q := t.conditional(fc, i)
-		r := 1 / q
-		if !(q > 0) || math.IsInf(float64(q), 0) || math.IsInf(float64(r), 0) {
-			return i, q
+// badConditional reports whether a conditional precision q is not
+// positive and finite, or its reciprocal r is not finite: the kernel's
+// test (x-x is NaN for a NaN or an infinity, else 0).
+func badConditional[T Float](q, r T) bool { return !(q > 0) || q-q != 0 || r-r != 0 }
+
+// badCoord returns the chain's first coordinate whose conditional
+// precision fails badConditional, and that precision; -1 if none. q is
+// scratch of dim.
+func (t *familyTables[T]) badCoord(fc familyChain[T], q []T) (int, T) {
+	t.conditionals(fc, q)
+	for i, v := range q[:len(t.b)] {
+		if badConditional(v, 1/v) {
+			return i, v
 		}
 	}
 	return -1, 0
@@ -226,10 +231,11 @@ func (t *familyTables[T]) sweepChain(xc []T, fc familyChain[T], sweeps int, seed
 	d := len(t.b)
 	st := kernels.Stride(d)
 	r, sd, u0 := make([]T, d), make([]T, d), make([]T, d)
+	t.conditionals(fc, r)
 	for i := range d {
-		q := t.conditional(fc, i)
+		q := r[i]
 		r[i] = 1 / q
-		if !(q > 0) || math.IsInf(float64(q), 0) || math.IsInf(float64(r[i]), 0) {
+		if badConditional(q, r[i]) {
 			return false
 		}
 		sd[i] = sqrtT(r[i])
@@ -376,8 +382,9 @@ func checkDiagonals[T Float](t *familyTables[T], p *Precision[T], chains int) er
 	var mu sync.Mutex
 	first, coord, val := chains, 0, T(0)
 	parallelChains(chains, d*t.members, func(lo, hi int) {
+		q := make([]T, d)
 		for c := lo; c < hi; c++ {
-			if i, q := t.badCoord(p.chain(c, t.members, d, nil)); i >= 0 {
+			if i, q := t.badCoord(p.chain(c, t.members, d, nil), q); i >= 0 {
 				mu.Lock()
 				if c < first {
 					first, coord, val = c, i, q

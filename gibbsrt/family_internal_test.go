@@ -63,3 +63,55 @@ func TestFirstNonFinite(t *testing.T) {
 		t.Errorf("float64 +Inf at 1: %d", got)
 	}
 }
+
+// BenchmarkCheckDiagonals: SetPrecision's check of a million chains'
+// conditional precisions at dim 32, a scale and a diagonal per chain
+// (the bench's set-precision row).
+func BenchmarkCheckDiagonals(b *testing.B) {
+	const d, chains = 32, 1 << 20
+	q, mu := spdModel(d, 10, rand.New(rand.NewPCG(5, 9)))
+	tab := newFamilyTables[float32](q, mu, nil)
+	p := &Precision[float32]{Scales: make([]float32, chains), Diag: make([]float32, chains*d)}
+	for i := range p.Scales {
+		p.Scales[i] = 1
+	}
+	for i := range p.Diag {
+		p.Diag[i] = 0.5
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if err := checkDiagonals(tab, p, chains); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestBadConditional: a conditional precision must be positive and
+// finite with a finite reciprocal (the kernel's test); checkDiagonals
+// refuses a scale that overflows one and a diagonal term whose
+// reciprocal does.
+func TestBadConditional(t *testing.T) {
+	for _, c := range []struct {
+		q    float32
+		want bool
+	}{{1, false}, {1e-38, false}, {3e38, false}, {0, true}, {-1, true}, {float32(math.NaN()), true}, {float32(math.Inf(1)), true}, {1e-45, true}} {
+		if got := badConditional(c.q, 1/c.q); got != c.want {
+			t.Errorf("badConditional(%g, %g) = %v", c.q, 1/c.q, got)
+		}
+	}
+	if tiny := 5e-324; !badConditional(tiny, 1/tiny) {
+		t.Error("float64: a subnormal whose reciprocal overflows passed")
+	}
+	const d = 3
+	q, mu := spdModel(d, 10, rand.New(rand.NewPCG(1, 2)))
+	tab := newFamilyTables[float32](q, mu, nil)
+	for _, p := range []*Precision[float32]{
+		{Scales: []float32{1, 3e38}},                                     // chain 1: s·Q_ii overflows to +Inf
+		{Scales: []float32{1, 0}, Diag: []float32{1, 1, 1, 1, 1e-45, 1}}, // chain 1: 1/q overflows
+	} {
+		err := checkDiagonals(tab, p, 2)
+		if err == nil || !strings.Contains(err.Error(), "chain 1's precision Q_c has diagonal entry") {
+			t.Errorf("%+v: %v; want chain 1 refused", *p, err)
+		}
+	}
+}
