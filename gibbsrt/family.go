@@ -261,14 +261,7 @@ func (t *familyTables[T]) sweepChain(xc []T, fc familyChain[T], sweeps int, seed
 }
 
 // finite reports whether every element of x is finite.
-func finite[T Float](x []T) bool {
-	for _, v := range x {
-		if v-v != 0 { // NaN for a NaN or an infinity, else 0
-			return false
-		}
-	}
-	return true
-}
+func finite[T Float](x []T) bool { return firstNonFinite(x) < 0 }
 
 // firstNonFinite returns the index of the first NaN or infinity of v, or
 // -1. Large slices are checked in ranges on every CPU (a million chains'
@@ -279,7 +272,7 @@ func firstNonFinite[T Float](v []T) int {
 	first := len(v)
 	parallelChains(len(v), 1, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			if x := v[i]; x-x != 0 {
+			if x := v[i]; x-x != 0 { // NaN for a NaN or an infinity, else 0
 				mu.Lock()
 				first = min(first, i)
 				mu.Unlock()

@@ -263,25 +263,22 @@ func (mg *Multi[T]) SweepDevice(x *MultiState[T], sweeps int, st Stream) error {
 // onParts runs f on every device's part of x at once, each with its
 // shard's stream, after the checks every call on a MultiState makes.
 func (mg *Multi[T]) onParts(x *MultiState[T], st Stream, f func(s *Sampler[T], part *DeviceState[T], st Stream) error) error {
-	mg.mu.Lock()
-	defer mg.mu.Unlock()
-	if mg.closed {
-		return ErrClosed
-	}
-	if err := mg.own(x); err != nil {
-		return err
-	}
-	if err := mg.checkTerms(x.chains); err != nil {
-		return err
-	}
-	return mg.each(func(i int, s *Sampler[T]) error {
-		first, _, err := Shard(x.chains, i, len(mg.samplers))
-		if err != nil || x.parts[i] == nil {
+	return mg.locked(func() error {
+		if err := mg.own(x); err != nil {
 			return err
 		}
-		sub := st
-		sub.Chain += uint64(first)
-		return renumber(f(s, x.parts[i], sub), first)
+		if err := mg.checkTerms(x.chains); err != nil {
+			return err
+		}
+		return mg.each(func(i int, s *Sampler[T]) error {
+			first, _, err := Shard(x.chains, i, len(mg.samplers))
+			if err != nil || x.parts[i] == nil {
+				return err
+			}
+			sub := st
+			sub.Chain += uint64(first)
+			return renumber(f(s, x.parts[i], sub), first)
+		})
 	})
 }
 

@@ -132,9 +132,9 @@ func (mg *Multi[T]) SetPrecision(p *Precision[T]) error {
 
 // setTerm runs set on every device, each with its shard's first chain to
 // renumber errors, and records the chain count in *count (0: none). If a
-// device fails, clear runs on every device and *count is 0, so that no
+// device fails, drop runs on every device and *count is 0, so that no
 // device is left with a term of another call.
-func (mg *Multi[T]) setTerm(count *int, chains int, set func(i int, s *Sampler[T]) error, clear func(*Sampler[T]) error) error {
+func (mg *Multi[T]) setTerm(count *int, chains int, set func(i int, s *Sampler[T]) error, drop func(*Sampler[T]) error) error {
 	n := len(mg.samplers)
 	err := mg.each(func(i int, s *Sampler[T]) error {
 		first, _, err := Shard(chains, i, n)
@@ -145,7 +145,7 @@ func (mg *Multi[T]) setTerm(count *int, chains int, set func(i int, s *Sampler[T
 	})
 	if err != nil {
 		*count = 0
-		return errors.Join(err, mg.each(func(_ int, s *Sampler[T]) error { return clear(s) }))
+		return errors.Join(err, mg.each(func(_ int, s *Sampler[T]) error { return drop(s) }))
 	}
 	*count = chains
 	return nil
