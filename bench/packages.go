@@ -360,6 +360,27 @@ func precisionRows[T gibbsrt.Float](b *bench, dir, dt string, s *gibbsrt.Sampler
 			row(v.name, sweeps, stats, v.note)
 		}
 	}
+	// An exact draw of every chain with the first precision (DrawExact:
+	// a Cholesky factor of each Q_c), where the package draws one.
+	if k, err := kernels.ParseDType(dt); err != nil || dim > kernels.FamilyExactMaxDim(k) {
+		return err
+	}
+	if err := s.SetPrecision(diag); err != nil {
+		return err
+	}
+	st := gibbsrt.Stream{Seed: benchSeed}
+	stats, err = b.timeLaunches(func() error {
+		err := s.DrawExactDevice(ds, st)
+		st.Sweep++
+		return err
+	})
+	switch {
+	case errors.As(err, &mk): // a package from before gibbsgen 0.17.0
+		return nil
+	case err != nil:
+		return fmt.Errorf("exact draws with a precision per chain, B=%d: %w", batch, err)
+	}
+	row("family:exact", 1, stats, "an exact draw per chain with s·Q + diag(w): a Cholesky factor of each Q_c")
 	return nil
 }
 

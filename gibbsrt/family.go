@@ -421,6 +421,21 @@ func (r *Reference[T]) SetPrecision(p *Precision[T]) error {
 	return nil
 }
 
+// familyTerm checks that the precision per chain, and the linear term if
+// one is set, are for chains chains, and returns the term's h (nil: none).
+func (r *Reference[T]) familyTerm(chains int) ([]T, error) {
+	if r.prec.chains != chains {
+		return nil, errPrecisionChains(r.prec.chains, chains)
+	}
+	if r.lin == nil {
+		return nil, nil
+	}
+	if r.lin.chains != chains {
+		return nil, errLinearChains(r.lin.chains, chains)
+	}
+	return r.lin.h, nil
+}
+
 // sweepFamily is Sweep with a precision per chain: plain forward sweeps
 // of each chain with its own conditionals, gibbs_family's arithmetic.
 func (r *Reference[T]) sweepFamily(x []T, chains, sweeps int, st Stream) error {
@@ -428,15 +443,9 @@ func (r *Reference[T]) sweepFamily(x []T, chains, sweeps int, st Stream) error {
 		return errPrecisionScheme(fmt.Sprintf("the scheme %v", r.p.scheme))
 	}
 	tp := r.prec
-	if tp.chains != chains {
-		return errPrecisionChains(tp.chains, chains)
-	}
-	var h []T
-	if r.lin != nil {
-		if r.lin.chains != chains {
-			return errLinearChains(r.lin.chains, chains)
-		}
-		h = r.lin.h
+	h, err := r.familyTerm(chains)
+	if err != nil {
+		return err
 	}
 	t, d := tp.tables(r.p), r.dim
 	badDiag, badState := make([]int, chains), make([]int, chains)

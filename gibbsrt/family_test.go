@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
 	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbstest"
 	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
@@ -17,22 +20,30 @@ import (
 // A precision per chain on the twin: every chain whitened by its own
 // target after sweeps, in both dtypes.
 func TestPrecisionDistribution(t *testing.T) {
-	rng := rand.New(rand.NewPCG(33, 1))
-	for _, d := range []int{1, 5, 13} {
+	twinDistribution(t, 1, []int{1, 5, 13}, gibbstest.CheckPrecisionDistribution[float32], gibbstest.CheckPrecisionDistribution[float64])
+}
+
+// twinDistribution runs check32 and check64 on a twin with a random model
+// at each dim, 4000 chains.
+func twinDistribution(t *testing.T, seed uint64, dims []int,
+	check32 func(gibbstest.TB, gibbstest.Model, gibbsrt.Chains[float32], int, *rand.Rand),
+	check64 func(gibbstest.TB, gibbstest.Model, gibbsrt.Chains[float64], int, *rand.Rand)) {
+	rng := rand.New(rand.NewPCG(33, seed))
+	for _, d := range dims {
 		m := gibbstest.RandomSPD(d, 100, rng, gibbstest.NonzeroMean(d))
 		t.Run(fmt.Sprintf("dim=%d/float32", d), func(t *testing.T) {
 			r := gibbsrt.NewReference[float32](d)
 			if err := r.SetModel(m.Rows(), m.Mu); err != nil {
 				t.Fatal(err)
 			}
-			gibbstest.CheckPrecisionDistribution[float32](t, m, r, 4000, rng)
+			check32(t, m, r, 4000, rng)
 		})
 		t.Run(fmt.Sprintf("dim=%d/float64", d), func(t *testing.T) {
 			r := gibbsrt.NewReference[float64](d)
 			if err := r.SetModel(m.Rows(), m.Mu); err != nil {
 				t.Fatal(err)
 			}
-			gibbstest.CheckPrecisionDistribution[float64](t, m, r, 4000, rng)
+			check64(t, m, r, 4000, rng)
 		})
 	}
 }
@@ -54,11 +65,14 @@ func TestPrecisionConditionals(t *testing.T) {
 	}
 }
 
-func conditionals[T gibbsrt.Float](t *testing.T, d int, eps float64) {
-	rng := rand.New(rand.NewPCG(uint64(d), 35))
+// oracleTwin is a twin of dim d with a random model (condition 1000), a
+// precision and a linear term per chain for 200 chains set, and the
+// generator after them.
+func oracleTwin[T gibbsrt.Float](t *testing.T, d int, seed uint64) (*rand.Rand, gibbstest.Model, *gibbsrt.Reference[T], *gibbsrt.Precision[T], []T) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(uint64(d), seed))
 	m := gibbstest.RandomSPD(d, 1000, rng, gibbstest.NonzeroMean(d))
-	chains := 200
-	p, h := gibbstest.Precisions[T](m, chains, rng)
+	p, h := gibbstest.Precisions[T](m, 200, rng)
 	r := gibbsrt.NewReference[T](d)
 	if err := r.SetModel(m.Rows(), m.Mu); err != nil {
 		t.Fatal(err)
@@ -69,6 +83,12 @@ func conditionals[T gibbsrt.Float](t *testing.T, d int, eps float64) {
 	if err := r.SetLinear(h); err != nil {
 		t.Fatal(err)
 	}
+	return rng, m, r, p, h
+}
+
+func conditionals[T gibbsrt.Float](t *testing.T, d int, eps float64) {
+	rng, m, r, p, h := oracleTwin[T](t, d, 35)
+	chains := len(p.Scales) / (1 + len(p.Members))
 	x := make([]T, chains*d)
 	for i := range x {
 		x[i] = T(5 * rng.NormFloat64())
@@ -230,7 +250,24 @@ func TestPrecisionErrors(t *testing.T) {
 		{"SweepChebyshev", "SweepChebyshev", func() error {
 			return r.SweepChebyshev(slices.Clone(x0), slices.Clone(x0), 0, 1, st)
 		}},
-		{"DrawExact", "DrawExact", func() error { return r.DrawExact(slices.Clone(x0), st) }},
+		{"DrawExact with an indefinite Q_c", "chain 2's precision Q_c is not positive definite", func() error {
+			if err := r.SetPrecision(gibbstest.Indefinite(m, good, chains, 2)); err != nil {
+				return err
+			}
+			defer r.SetPrecision(good)
+			return r.DrawExact(slices.Clone(x0), st)
+		}},
+		{"DrawExact above its dims", "draws dims up to 16 in float32", func() error {
+			big := gibbstest.RandomSPD(17, 10, rng, gibbstest.NonzeroMean(17))
+			r := gibbsrt.NewReference[float32](17)
+			if err := r.SetModel(big.Rows(), big.Mu); err != nil {
+				return err
+			}
+			if err := r.SetPrecision(&gibbsrt.Precision[float32]{Diag: make([]float32, 17)}); err != nil {
+				return err
+			}
+			return r.DrawExact(make([]float32, 17), st)
+		}},
 		{"SweepNoise", "SweepNoise", func() error { return r.SweepNoise(slices.Clone(x0), make([]float32, len(x0)), 1) }},
 		{"a linear term of another chain count", "the linear term (SetLinear) is for 5 chains", func() error {
 			if err := r.SetLinear(h[:5*d]); err != nil {
@@ -300,4 +337,78 @@ func TestPrecisionErrors(t *testing.T) {
 	if err := r.SetPrecision(good); !errors.Is(err, gibbsrt.ErrClosed) {
 		t.Errorf("SetPrecision after Close: %v, want ErrClosed", err)
 	}
+}
+
+// Exact draws with a precision per chain on the twin: every chain whitened
+// by its own target after each of two draws, in both dtypes, at dims up
+// to kernels.FamilyExactMaxDim's.
+func TestExactPrecisionDistribution(t *testing.T) {
+	twinDistribution(t, 2, []int{1, 5, 12}, gibbstest.CheckExactPrecisionDistribution[float32], gibbstest.CheckExactPrecisionDistribution[float64])
+}
+
+// Exact draws with a precision per chain against the same draw in float64
+// from the same normals: x = L⁻ᵀ(L⁻¹b_c + z), L the float64 Cholesky
+// factor of Q_c. A Cholesky solve in T is backward stable, (Q_c + ΔQ)x̂ =
+// b_c with ‖ΔQ‖₂ ≤ d·γ_{3d+1}‖Q_c‖₂ (Higham, Accuracy and Stability, Thm
+// 10.4, with ‖|L||Lᵀ|‖₂ ≤ d‖Q_c‖₂), so the mean's error is at most
+// κ₂(Q_c)·d·γ_{3d+1}/(1 − that) of its norm, and the noise term L⁻ᵀz,
+// solved with the computed factor, errs by the same factor of its norm;
+// the rounding of Q_c's entries to T adds γ_k·‖Q_c‖ to ΔQ. The bound is
+// the sum over both terms with γ_{3d+k+2}.
+func TestExactPrecisionOracle(t *testing.T) {
+	for _, d := range []int{1, 5, 12} {
+		t.Run(fmt.Sprintf("dim=%d/float32", d), func(t *testing.T) { exactOracle[float32](t, d, 0x1p-24) })
+		t.Run(fmt.Sprintf("dim=%d/float64", d), func(t *testing.T) { exactOracle[float64](t, d, 0x1p-53) })
+	}
+}
+
+func exactOracle[T gibbsrt.Float](t *testing.T, d int, eps float64) {
+	_, m, r, p, h := oracleTwin[T](t, d, 37)
+	chains := len(p.Scales) / (1 + len(p.Members))
+	x := make([]T, chains*d)
+	st := gibbsrt.Stream{Seed: 78, Sweep: 6, Chain: 1 << 40}
+	if err := r.DrawExact(x, st); err != nil {
+		t.Fatal(err)
+	}
+	k := 1 + len(p.Members)
+	n := float64(3*d + k + 2)
+	gamma := n * eps / (1 - n*eps)
+	worst := 0.0
+	for c := range chains {
+		q, mean := gibbstest.PrecisionTarget(m, p, h, c)
+		var ch mat.Cholesky
+		if !ch.Factorize(q) {
+			t.Fatalf("chain %d: Q_c is not positive definite in float64", c)
+		}
+		var l mat.TriDense
+		ch.LTo(&l)
+		z := mat.NewVecDense(d, nil)
+		for i := range d {
+			g := stream.Normals4(st.Seed, st.Chain+uint64(c), st.Sweep, i/4)
+			z.SetVec(i, float64(T(g[i%4])))
+		}
+		var w mat.VecDense // L⁻ᵀz
+		if err := w.SolveVec(l.T(), z); err != nil {
+			t.Fatal(err)
+		}
+		var eig mat.EigenSym
+		if !eig.Factorize(q, false) {
+			t.Fatal("no eigenvalues")
+		}
+		vals := eig.Values(nil)
+		kappa := vals[len(vals)-1] / vals[0]
+		rel := kappa * float64(d) * gamma
+		bound := rel / (1 - rel) * (floats.Norm(mean, 2) + floats.Norm(w.RawVector().Data, 2))
+		diff := 0.0
+		for i := range d {
+			e := float64(x[c*d+i]) - (mean[i] + w.AtVec(i))
+			diff += e * e
+		}
+		diff = math.Sqrt(diff)
+		if diff > bound {
+			t.Fatalf("chain %d: the draw is %.3g from the float64 draw, above the bound %.3g (κ₂(Q_c) = %.3g)", c, diff, bound, kappa)
+		}
+		worst = max(worst, diff/bound)
+	}
+	t.Logf("largest error / bound: %.3g", worst)
 }

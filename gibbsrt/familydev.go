@@ -165,7 +165,6 @@ func (p *devicePrecision[T]) uploadTables(l cuda.Locked, t *familyTables[T], q *
 // over the chains at x and waits for them, to report a chain whose
 // precision or state went bad. It runs inside ctx.Do, with s.mu held.
 func (s *Sampler[T]) launchFamily(l cuda.Locked, x cuda.DevicePtr, chains, sweeps int, st Stream, t traceArgs, ch chebArgs) error {
-	dp := s.prec
 	switch {
 	case t.out != 0:
 		return errPrecisionTrace
@@ -173,58 +172,101 @@ func (s *Sampler[T]) launchFamily(l cuda.Locked, x cuda.DevicePtr, chains, sweep
 		return errPrecisionScheme("SweepChebyshev")
 	case s.p.form() == FormMatrix || s.p.ext():
 		return errPrecisionScheme(fmt.Sprintf("the scheme %v", s.p.scheme))
-	case dp.chains != chains:
-		return errPrecisionChains(dp.chains, chains)
-	}
-	var h cuda.DevicePtr
-	if s.lin != nil {
-		if s.lin.chains != chains {
-			return errLinearChains(s.lin.chains, chains)
-		}
-		h = s.lin.h
-	}
-	if dp.q != s.p.q { // a new model: its tables
-		if err := dp.uploadTables(l, newFamilyTables[T](s.p.q, s.p.mean, dp.members), s.p.q); err != nil {
-			return err
-		}
 	}
 	k, err := s.entry(kernels.Family, Auto)
 	if err != nil {
 		return err
 	}
-	none := [2]uint32{math.MaxUint32, math.MaxUint32}
-	if err := l.CopyToDevice(dp.bad, unsafe.Pointer(&none[0]), 8); err != nil {
-		return err
-	}
-	var sp, wp cuda.DevicePtr
-	if dp.scaled {
-		sp = dp.s
-	}
-	if dp.diag {
-		wp = dp.w
-	}
-	for done := 0; done < sweeps; {
-		n := min(sweeps-done, maxSweepsPerLaunch)
-		part := st
-		part.Sweep += uint64(done)
-		vs := familyArgs(x, chains, n, part, familyTabs{m: dp.m, md: dp.md, b: dp.b, members: dp.tabMember, s: sp, w: wp, h: h, badChains: dp.bad})
-		if err := s.launch(l, k, kernels.EntryPlain, chains, vs); err != nil {
-			return err
+	bad, err := s.withFamily(l, chains, func(f familyTabs) error {
+		for done := 0; done < sweeps; {
+			n := min(sweeps-done, maxSweepsPerLaunch)
+			part := st
+			part.Sweep += uint64(done)
+			if err := s.launch(l, k, kernels.EntryPlain, chains, familyArgs(x, chains, n, part, f)); err != nil {
+				return err
+			}
+			done += n
 		}
-		done += n
-	}
-	if err := l.StreamSynchronize(s.stream); err != nil {
-		return err
-	}
-	var bad [2]uint32
-	if err := l.CopyFromDevice(unsafe.Pointer(&bad[0]), dp.bad, 8); err != nil {
-		return err
-	}
+		return nil
+	})
 	switch {
-	case bad[0] != none[0]:
-		return errPrecisionDiagonal[T](int(bad[0]), -1, 0)
-	case bad[1] != none[1]:
-		return errPrecisionDiverged(int(bad[1]))
+	case err != nil:
+		return err
+	case bad[0] >= 0:
+		return errPrecisionDiagonal[T](bad[0], -1, 0)
+	case bad[1] >= 0:
+		return errPrecisionDiverged(bad[1])
 	}
 	return nil
+}
+
+// launchFamilyExact draws the chains at x exactly with the precision per
+// chain (kernel k, gibbs_family_exact) and waits, to report a chain whose
+// precision has no Cholesky factor or whose draw is not finite. It runs
+// inside ctx.Do, with s.mu held.
+func (s *Sampler[T]) launchFamilyExact(l cuda.Locked, k *kernels.Kernel, x cuda.DevicePtr, chains int, st Stream) error {
+	bad, err := s.withFamily(l, chains, func(f familyTabs) error {
+		return s.launch(l, k, kernels.EntryPlain, chains, familyExactArgs(x, chains, st, f))
+	})
+	switch {
+	case err != nil:
+		return err
+	case bad[0] >= 0:
+		return errPrecisionNotDefinite(bad[0])
+	case bad[1] >= 0:
+		return errPrecisionDrawNotFinite(bad[1])
+	}
+	return nil
+}
+
+// withFamily runs launch, which queues the family's kernels with the
+// tables and per-chain buffers f, for a call over chains chains, waits
+// for it and returns the chains its kernels flagged (-1: none): bad[0]
+// the first chain whose precision was refused, bad[1] the first whose
+// state is not finite. It runs inside ctx.Do, with s.mu held.
+func (s *Sampler[T]) withFamily(l cuda.Locked, chains int, launch func(f familyTabs) error) ([2]int, error) {
+	dp, none := s.prec, [2]int{-1, -1}
+	if dp.chains != chains {
+		return none, errPrecisionChains(dp.chains, chains)
+	}
+	f := familyTabs{badChains: dp.bad}
+	if s.lin != nil {
+		if s.lin.chains != chains {
+			return none, errLinearChains(s.lin.chains, chains)
+		}
+		f.h = s.lin.h
+	}
+	if dp.q != s.p.q { // a new model: its tables
+		if err := dp.uploadTables(l, newFamilyTables[T](s.p.q, s.p.mean, dp.members), s.p.q); err != nil {
+			return none, err
+		}
+	}
+	f.m, f.md, f.b, f.members = dp.m, dp.md, dp.b, dp.tabMember
+	if dp.scaled {
+		f.s = dp.s
+	}
+	if dp.diag {
+		f.w = dp.w
+	}
+	unset := [2]uint32{math.MaxUint32, math.MaxUint32}
+	if err := l.CopyToDevice(dp.bad, unsafe.Pointer(&unset[0]), 8); err != nil {
+		return none, err
+	}
+	if err := launch(f); err != nil {
+		return none, err
+	}
+	if err := l.StreamSynchronize(s.stream); err != nil {
+		return none, err
+	}
+	var flags [2]uint32
+	if err := l.CopyFromDevice(unsafe.Pointer(&flags[0]), dp.bad, 8); err != nil {
+		return none, err
+	}
+	bad := none
+	for i, v := range flags {
+		if v != unset[i] {
+			bad[i] = int(v)
+		}
+	}
+	return bad, nil
 }

@@ -146,8 +146,20 @@ type familyTabs struct {
 
 // familyArgs are gibbs_family's values: a sweep kernel's and the family's.
 func familyArgs(x cuda.DevicePtr, chains, sweeps int, st Stream, f familyTabs) argValues {
-	return append(sweepArgs(x, chains, sweeps, st), arg{"m", uint64(f.m)}, arg{"md", uint64(f.md)}, arg{"b", uint64(f.b)},
-		arg{"members", uint64(f.members)}, arg{"s", uint64(f.s)}, arg{"w", uint64(f.w)}, arg{"h", uint64(f.h)}, arg{"bad", uint64(f.badChains)})
+	return append(sweepArgs(x, chains, sweeps, st), f.values()...)
+}
+
+// familyExactArgs are gibbs_family_exact's values: the state, the stream
+// (no sweep count: one draw) and the family's.
+func familyExactArgs(x cuda.DevicePtr, chains int, st Stream, f familyTabs) argValues {
+	return append(argValues{{"x", uint64(x)}, {"chains", uint64(chains)}, {"seed", st.Seed}, {"sweep0", st.Sweep},
+		{"chain0", st.Chain}}, f.values()...)
+}
+
+// values are the family's tables and buffers (kernels' familyParams).
+func (f familyTabs) values() argValues {
+	return argValues{{"m", uint64(f.m)}, {"md", uint64(f.md)}, {"b", uint64(f.b)}, {"members", uint64(f.members)},
+		{"s", uint64(f.s)}, {"w", uint64(f.w)}, {"h", uint64(f.h)}, {"bad", uint64(f.badChains)}}
 }
 
 // shiftArgs are gibbs_shift's values: n elements of out shifted by d, as

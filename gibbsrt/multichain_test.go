@@ -38,7 +38,8 @@ func shardedTwins(t *testing.T, dim, chains, n int, h []float32, p *Precision[fl
 
 // TestShardedTermsReproduceTheRun: a linear term and a precision per chain
 // split by shard, as Multi splits them across its devices, give each
-// shard's chains of the whole run's sweeps and exact draws, bit for bit,
+// shard's chains of the whole run's sweeps and exact draws (with and
+// without the precision), bit for bit,
 // for every shard count (more shards than chains included).
 func TestShardedTermsReproduceTheRun(t *testing.T) {
 	const dim, chains, sweeps = 5, 11, 3
@@ -73,6 +74,7 @@ func TestShardedTermsReproduceTheRun(t *testing.T) {
 	}{
 		{"sweeps", p, func(r *Reference[float32], x []float32, st Stream) error { return r.Sweep(x, sweeps, st) }},
 		{"exact draws", nil, func(r *Reference[float32], x []float32, st Stream) error { return r.DrawExact(x, st) }},
+		{"exact draws with a precision", p, func(r *Reference[float32], x []float32, st Stream) error { return r.DrawExact(x, st) }},
 	} {
 		whole := slices.Clone(x0)
 		if err := c.call(shardedTwins(t, dim, chains, 1, h, c.p)[0], whole, st); err != nil {

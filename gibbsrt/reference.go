@@ -366,17 +366,24 @@ func (r *Reference[T]) sweepShifted(x []T, sweeps int, st Stream, tr *Trace, out
 // (MatrixTables, frame 2), z the normals of a forward sweep at stream
 // sweep st.Sweep. Chains started from exact draws need no burn-in; sweep
 // them from st.Sweep+1 on, since sweep st.Sweep's normals made the draw.
+// With a precision per chain (SetPrecision) each chain is drawn from its
+// own N(Q_c⁻¹·b_c, Q_c⁻¹) through a Cholesky factor of Q_c, up to
+// kernels.FamilyExactMaxDim (familyexact.go); a chain whose Q_c has none
+// is left unchanged and named in the error, the others drawn.
 func (r *Reference[T]) DrawExact(x []T, st Stream) error {
 	if err := r.ready("DrawExact"); err != nil {
 		return err
 	}
-	if r.prec != nil {
-		return errPrecisionScheme("DrawExact")
-	}
 	d := r.p.dim
+	if r.prec != nil && d > kernels.FamilyExactMaxDim(dtypeOf[T]()) {
+		return errFamilyExactDim(d, dtypeOf[T]())
+	}
 	chains, err := checkSweepArgs(d, len(x), 1, st)
 	if err != nil {
 		return err
+	}
+	if r.prec != nil {
+		return r.drawFamily(x, chains, st)
 	}
 	mt, err := r.p.matrix()
 	if err != nil {

@@ -560,13 +560,11 @@ func (s *Sampler[T]) stagingBuffer(l cuda.Locked, bytes uint64) (cuda.HostMemory
 func (s *Sampler[T]) DrawExact(x []T, st Stream) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k, e, chains, err := s.exactCall(len(x), st)
+	draw, chains, err := s.exactCall(len(x), st)
 	if err != nil || chains == 0 {
 		return err
 	}
-	return s.onHost(x, func(l cuda.Locked, p cuda.DevicePtr) error {
-		return s.launchExact(l, k, e, p, chains, st)
-	})
+	return s.onHost(x, draw)
 }
 
 // launchExact queues an exact draw of the chains at x, plus the linear
@@ -593,29 +591,44 @@ func (s *Sampler[T]) DrawExactDevice(x *DeviceState[T], st Stream) error {
 	if err := s.own(x); err != nil {
 		return err
 	}
-	k, e, chains, err := s.exactCall(x.chains*s.m.Dim, st)
+	draw, chains, err := s.exactCall(x.chains*s.m.Dim, st)
 	if err != nil || chains == 0 {
 		return err
 	}
-	return s.ctx.Do(func(l cuda.Locked) error {
-		return s.launchExact(l, k, e, x.ptr, chains, st)
-	})
+	return s.ctx.Do(func(l cuda.Locked) error { return draw(l, x.ptr) })
 }
 
 // exactCall checks an exact draw of n state elements and returns the
-// kernel, its entry point and the chains: an exact-draw kernel where the
-// module has one (gibbsgen 0.10.0 on; exactKernel), else the Matrix
-// strategy's Ext entry point, kind 3, which computes the same bits. The caller holds s.mu.
-func (s *Sampler[T]) exactCall(n int, st Stream) (*kernels.Kernel, kernels.Entry, int, error) {
+// draw of the chains at a device pointer, inside ctx.Do, and the chains.
+// With a precision per chain the draw is gibbs_family_exact's
+// (launchFamilyExact); else an exact-draw kernel where the module has one
+// (gibbsgen 0.10.0 on; exactKernel), or the Matrix strategy's Ext entry
+// point, kind 3, which computes the same bits. The caller holds s.mu.
+func (s *Sampler[T]) exactCall(n int, st Stream) (func(l cuda.Locked, x cuda.DevicePtr) error, int, error) {
 	if s.closed {
-		return nil, 0, 0, ErrClosed
+		return nil, 0, ErrClosed
 	}
 	if s.p == nil {
-		return nil, 0, 0, errors.New("gibbsrt: DrawExact called before SetModel")
+		return nil, 0, errors.New("gibbsrt: DrawExact called before SetModel")
 	}
 	if s.prec != nil {
-		return nil, 0, 0, errPrecisionScheme("DrawExact")
+		if s.m.Dim > kernels.FamilyExactMaxDim(dtypeOf[T]()) {
+			return nil, 0, errFamilyExactDim(s.m.Dim, dtypeOf[T]())
+		}
+		k, err := s.entry(kernels.FamilyExact, Auto)
+		if err != nil {
+			return nil, 0, err
+		}
+		chains, err := checkSweepArgs(s.m.Dim, n, 1, st)
+		return func(l cuda.Locked, x cuda.DevicePtr) error { return s.launchFamilyExact(l, k, x, chains, st) }, chains, err
 	}
+	k, e, chains, err := s.exactEntry(n, st)
+	return func(l cuda.Locked, x cuda.DevicePtr) error { return s.launchExact(l, k, e, x, chains, st) }, chains, err
+}
+
+// exactEntry is exactCall's kernel and entry point without a precision
+// per chain, and the chains.
+func (s *Sampler[T]) exactEntry(n int, st Stream) (*kernels.Kernel, kernels.Entry, int, error) {
 	k, err := s.entry(kernels.Sweep, Matrix)
 	if err != nil {
 		return nil, 0, 0, err

@@ -89,6 +89,8 @@ func TestLaunchArgsMatchTable(t *testing.T) {
 		kernels.Shift:      {shiftArgs(1, 2, 300, 10, 30, 3, true), []any{p(1), p(2), uint64(300), uint64(10), uint32(30), p(3), uint32(1)}},
 		kernels.Family: {familyArgs(1, 10, 5, st, familyTabs{m: 4, md: 5, b: 6, members: 3, s: 7, w: 8, h: 9, badChains: 11}),
 			append(append([]any(nil), sweep...), p(4), p(5), p(6), uint32(3), p(7), p(8), p(9), p(11))},
+		kernels.FamilyExact: {familyExactArgs(1, 10, st, familyTabs{m: 4, md: 5, b: 6, members: 3, s: 7, w: 8, h: 9, badChains: 11}),
+			[]any{p(1), uint64(10), uint64(1), uint64(2), uint64(3), p(4), p(5), p(6), uint32(3), p(7), p(8), p(9), p(11)}},
 	}
 	all := extArgs(1, 10, 5, st, Symmetric, ch, tr)
 	traced := append(append([]any(nil), sweep...), p(3), uint32(2), uint64(1), uint64(5), p(4), uint32(3))
@@ -177,15 +179,29 @@ func TestExactKernelChoice(t *testing.T) {
 		{[]string{"gibbs_sweep_shared", "gibbs_sweep_matrix"}, "gibbs_sweep_matrix", kernels.EntryExt},
 	} {
 		s := &Sampler[float32]{m: impl.Module{Dim: 8}, kernels: resolve(c.names...), p: &plan[float32]{}}
-		k, e, chains, err := s.exactCall(3*8, Stream{})
+		k, e, chains, err := s.exactEntry(3*8, Stream{})
 		if err != nil || k.Name != c.want || e != c.entry || chains != 3 {
 			t.Errorf("module %v: %v entry %v, %d chains, %v; want %s entry %v, 3 chains", c.names, k, e, chains, err, c.want, c.entry)
 		}
 	}
 	s := &Sampler[float32]{m: impl.Module{Dim: 8}, kernels: resolve("gibbs_sweep_shared"), p: &plan[float32]{}}
 	var mk *MissingKernelError
-	if _, _, _, err := s.exactCall(8, Stream{}); !errors.As(err, &mk) || mk.Kernel != "gibbs_sweep_matrix" {
+	if _, _, err := s.exactCall(8, Stream{}); !errors.As(err, &mk) || mk.Kernel != "gibbs_sweep_matrix" {
 		t.Errorf("module without the matrix strategy: %v, want MissingKernelError for gibbs_sweep_matrix", err)
+	}
+	// With a precision per chain: gibbs_family_exact, up to its dims.
+	s = &Sampler[float32]{m: impl.Module{Dim: 8}, kernels: resolve("gibbs_sweep_shared", "gibbs_sweep_matrix", "gibbs_exact"), p: &plan[float32]{},
+		prec: &devicePrecision[float32]{}}
+	if _, _, err := s.exactCall(8, Stream{}); !errors.As(err, &mk) || mk.Kernel != "gibbs_family_exact" {
+		t.Errorf("a precision per chain, module without gibbs_family_exact: %v, want MissingKernelError for it", err)
+	}
+	s.kernels = resolve("gibbs_sweep_shared", "gibbs_family", "gibbs_family_exact")
+	if _, chains, err := s.exactCall(3*8, Stream{}); err != nil || chains != 3 {
+		t.Errorf("a precision per chain: %d chains, %v; want 3, nil", chains, err)
+	}
+	s.m.Dim = kernels.FamilyExactMaxDim(kernels.Float32) + 1
+	if _, _, err := s.exactCall(s.m.Dim, Stream{}); err == nil || !strings.Contains(err.Error(), "draws dims up to") {
+		t.Errorf("a precision per chain above FamilyExactMaxDim: %v, want errFamilyExactDim", err)
 	}
 }
 

@@ -39,3 +39,21 @@ ncu_report() {  # ncu_report: the main figures of each ncu log under $out
     grep -E 'Duration|Throughput|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|No Eligible|Warp Cycles Per Issued|Issued Warp|stalled' "$f" | head -n 60
   done
 }
+regression() {  # regression RUNS: examples/regression's test, then the example and torch_regression.py at each "chains:sweeps" ("chains:exact": -exact) of RUNS (ITERS, BURN)
+  local r c block
+  run regression-test bash -c 'cd examples/regression && ../../bin/examples/regression.test -test.v'
+  for r in $1; do
+    block="-sweeps ${r##*:}"
+    [ "${r##*:}" = exact ] && block=-exact
+    run "regression-${r%%:*}-${r##*:}" bin/regression -chains "${r%%:*}" $block -iters "${ITERS:-2000}" -burn "${BURN:-200}" -check
+  done
+  for c in $(for r in $1; do echo "${r%%:*}"; done | sort -un); do
+    run "torch-$c" python3 examples/regression/torch_regression.py --chains "$c" --iters "${ITERS:-2000}" --burn "${BURN:-200}"
+  done
+}
+regression_report() {  # regression_report: the example's reports and PyTorch's figures
+  local f
+  echo "== regression"
+  for f in "$out"/regression-*.log; do echo "-- $(basename "$f" .log)"; cat "$f"; done
+  for f in "$out"/torch-*.log; do echo "-- $(basename "$f" .log)"; grep -E '"(chains|wall_s|min_ess_beta|wall_s_per_ess_beta|cholesky_failures)"' "$f"; done
+}

@@ -24,23 +24,11 @@ if [ "${NCU:-1}" = 1 ]; then
 fi
 suites=${SUITES:-'TestGPUPrecision$|TestGPUChains$|TestGPUAPI$'}
 gpu_suites "$suites"
-run regression-test bash -c 'cd examples/regression && ../../bin/examples/regression.test -test.v'
-iters=${ITERS:-2000}
-runs=${REGRESSION_RUNS:-4096:1 4096:16 65536:1 65536:16}
-burn=${BURN:-200}
-for r in $runs; do
-  c=${r%%:*} s=${r##*:}
-  run "regression-$c-$s" bin/regression -chains "$c" -sweeps "$s" -iters "$iters" -burn "$burn" -check
-done
-for c in $(for r in $runs; do echo "${r%%:*}"; done | sort -un); do
-  run "torch-$c" python3 examples/regression/torch_regression.py --chains "$c" --iters "$iters" --burn "$burn"
-done
+regression "${REGRESSION_RUNS:-4096:1 4096:16 65536:1 65536:16}"
 echo "== Auto and the precision family (µs a sweep; set-precision: µs a call)"
 grep -E "auto |family|precision" "$out/bench.log"
 ncu_report
-echo "== regression"
-for f in "$out"/regression-*.log; do echo "-- $(basename "$f" .log)"; cat "$f"; done
-for f in "$out"/torch-*.log; do echo "-- $(basename "$f" .log)"; grep -E '"(chains|wall_s|min_ess_beta|wall_s_per_ess_beta|cholesky_failures)"' "$f"; done
+regression_report
 echo "== summary"
 cat "$out/summary.txt"
 tar czf "${OUT:-/tmp}/logs.tgz" -C "$out" . && rm -rf "$out"

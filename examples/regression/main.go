@@ -14,12 +14,14 @@
 // h_c = φ_c·Xᵀy, both new at every iteration. The package holds XᵀX once
 // (SetModel, mu = 0); each iteration sets the scales φ_c and diagonals τ_c
 // (SetPrecision) and h_c (SetLinear), runs -sweeps Gibbs sweeps on every
-// chain's β, and then draws φ_c and τ_c from their Gamma conditionals on
-// the host:
+// chain's β (or, with -exact, draws it exactly from its conditional:
+// DrawExact factors each chain's Q_c), and then draws φ_c and τ_c from
+// their Gamma conditionals on the host:
 //
 //	φ | β ~ Gamma(a0 + n/2, b0 + ‖y − Xβ‖²/2),  τ | β ~ Gamma(c0 + 4, d0 + ‖β‖²/2)
 //
 //	regression -chains 4096 -iters 2000 -burn 200 -sweeps 1
+//	regression -chains 4096 -iters 2000 -burn 200 -exact
 //
 // It prints each quantity's posterior mean and standard deviation pooled
 // over the chains and the iterations after -burn, its Monte Carlo
@@ -57,7 +59,7 @@ type options struct {
 	chains, iters, burn, sweeps int
 	seed                        uint64
 	data                        string
-	cpu, check                  bool
+	cpu, check, exact           bool
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -72,6 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.sweeps, "sweeps", 1, "Gibbs sweeps of β per iteration")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the φ and τ draws and of the stream")
 	fs.StringVar(&o.data, "data", "", "a CSV with the columns of testdata/anes96.csv (default: that file, built in)")
+	fs.BoolVar(&o.exact, "exact", false, "draw β exactly from its conditional each iteration (DrawExact), instead of -sweeps Gibbs sweeps")
 	fs.BoolVar(&o.cpu, "cpu", false, "run the CPU twin even when a GPU is there")
 	fs.BoolVar(&o.check, "check", false, "exit 1 when a posterior mean is more than 5 standard errors from the exact one")
 	if err := fs.Parse(args); err != nil {
@@ -133,7 +136,11 @@ func sample(o options, stdout io.Writer) error {
 	}
 	defer c.Close()
 	s := sufficient(x, y)
-	fmt.Fprintf(stdout, "regression: %d observations, %d coefficients; %d chains × %d iterations (%d sweeps of β each) on %v\n", s.n, dim, o.chains, o.iters, o.sweeps, choice)
+	block := fmt.Sprintf("%d sweeps of β each", o.sweeps)
+	if o.exact {
+		block = "an exact draw of β each"
+	}
+	fmt.Fprintf(stdout, "regression: %d observations, %d coefficients; %d chains × %d iterations (%s) on %v\n", s.n, dim, o.chains, o.iters, block, choice)
 	res, err := posterior(o, s, defaultPriors(), c)
 	if err != nil {
 		return err
@@ -174,7 +181,10 @@ func posterior(o options, s suffStats, pr priors, c gibbs8.Chains) (result, erro
 		if err == nil {
 			err = c.SetLinear(st.h)
 		}
-		if err == nil {
+		switch {
+		case err == nil && o.exact:
+			err = c.DrawExact(st.beta, gibbs8.Stream{Seed: o.seed, Sweep: uint64(it)})
+		case err == nil:
 			err = c.Sweep(st.beta, o.sweeps, gibbs8.Stream{Seed: o.seed, Sweep: uint64(it * o.sweeps)})
 		}
 		res.gaussian += time.Since(t)

@@ -18,8 +18,16 @@ import (
 // A sampler that kept one chain's scales or diagonal for all, or dropped
 // the linear term, is far off.
 func TestPosteriorAgainstExact(t *testing.T) {
+	t.Run("sweeps", func(t *testing.T) {
+		posteriorAgainstExact(t, options{chains: 128, iters: 700, burn: 100, sweeps: 4, seed: 5})
+	})
+	t.Run("exact", func(t *testing.T) {
+		posteriorAgainstExact(t, options{chains: 128, iters: 300, burn: 20, sweeps: 1, seed: 5, exact: true})
+	})
+}
+
+func posteriorAgainstExact(t *testing.T, o options) {
 	x, y := load(t)
-	o := options{chains: 128, iters: 700, burn: 100, sweeps: 4, seed: 5}
 	r, err := posterior(o, sufficient(x, y), defaultPriors(), gibbs8.NewReference())
 	if err != nil {
 		t.Fatal(err)
@@ -61,22 +69,23 @@ func TestGPUMatchesTwin(t *testing.T) {
 	}
 	x, y := load(t)
 	s := sufficient(x, y)
-	o := options{chains: 1000, iters: 60, burn: 10, sweeps: 3, seed: 9}
-	gpu, err := posterior(o, s, defaultPriors(), c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	twin, err := posterior(o, s, defaultPriors(), gibbs8.NewReference())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range twin.beta {
-		if math.Float32bits(gpu.beta[i]) != math.Float32bits(twin.beta[i]) {
-			t.Fatalf("chain %d, β%d: GPU %v, twin %v", i/dim, i%dim, gpu.beta[i], twin.beta[i])
+	for _, o := range []options{{chains: 1000, iters: 60, burn: 10, sweeps: 3, seed: 9}, {chains: 1000, iters: 60, burn: 10, sweeps: 1, seed: 9, exact: true}} {
+		gpu, err := posterior(o, s, defaultPriors(), c)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if !slices.Equal(gpu.stats, twin.stats) {
-		t.Errorf("the summaries differ:\nGPU  %v\ntwin %v", gpu.stats, twin.stats)
+		twin, err := posterior(o, s, defaultPriors(), gibbs8.NewReference())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range twin.beta {
+			if math.Float32bits(gpu.beta[i]) != math.Float32bits(twin.beta[i]) {
+				t.Fatalf("exact %v: chain %d, β%d: GPU %v, twin %v", o.exact, i/dim, i%dim, gpu.beta[i], twin.beta[i])
+			}
+		}
+		if !slices.Equal(gpu.stats, twin.stats) {
+			t.Errorf("exact %v: the summaries differ:\nGPU  %v\ntwin %v", o.exact, gpu.stats, twin.stats)
+		}
 	}
 }
 

@@ -26,7 +26,9 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 // *MissingKernelError, and a package before version 13 has no kernel for
 // a precision per chain, so its SetPrecision does the same, and a package
 // before version 14 has no per-model exact-draw kernel, so its draws come
-// from the others, with the same bits. Older packages stop at the assertion: their
+// from the others, with the same bits, and a package before version 15
+// has no exact draw with a precision per chain, so its DrawExact returns
+// a *MissingKernelError while one is set. Older packages stop at the assertion: their
 // Go or their kernels no longer fit. CHANGELOG.md says what each version
 // changed.
 const (
@@ -35,7 +37,7 @@ const (
 	// MinVersion is the oldest generated-package version this runtime supports.
 	MinVersion = 7
 	// MaxVersion is the newest generated-package version this runtime supports.
-	MaxVersion = 14
+	MaxVersion = 15
 )
 
 // EnforceVersion is used by generated code to assert compatibility; it has

@@ -9,10 +9,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
 // Precisions returns a precision per chain for chains chains of m's dim
@@ -62,6 +64,42 @@ func Precisions[T gibbsrt.Float](m Model, chains int, rng *rand.Rand) (*gibbsrt.
 		}
 	}
 	return p, h
+}
+
+// Indefinite returns p (K members, chains chains) with one more member,
+// the off-diagonal part of m's Q, at scale 0 for every chain but bad, at
+// 1e4: Q's off-diagonal part has trace 0, so a negative eigenvalue, and
+// chain bad's Q_c is indefinite with the diagonal p gave it, which
+// SetPrecision accepts and only a Cholesky factor finds. It panics if that
+// chain's Q_c is still positive definite in float64.
+func Indefinite[T gibbsrt.Float](m Model, p *gibbsrt.Precision[T], chains, bad int) *gibbsrt.Precision[T] {
+	d := m.Q.SymmetricDim()
+	off := make([][]float64, d)
+	for i := range off {
+		off[i] = make([]float64, d)
+		for j := range off[i] {
+			if i != j {
+				off[i][j] = m.Q.At(i, j)
+			}
+		}
+	}
+	k := 1 + len(p.Members)
+	q := &gibbsrt.Precision[T]{Members: append(slices.Clone(p.Members), off), Scales: make([]T, (k+1)*chains), Diag: p.Diag}
+	for c := range chains {
+		for j := range k {
+			q.Scales[c*(k+1)+j] = 1
+			if p.Scales != nil {
+				q.Scales[c*(k+1)+j] = p.Scales[c*k+j]
+			}
+		}
+	}
+	q.Scales[bad*(k+1)+k] = 1e4
+	qc, _ := PrecisionTarget(m, q, nil, bad)
+	var ch mat.Cholesky
+	if ch.Factorize(qc) {
+		panic(fmt.Sprintf("gibbstest.Indefinite: chain %d's Q_c is positive definite", bad))
+	}
+	return q
 }
 
 // PrecisionTarget returns chain c's target under p and the linear term h
@@ -120,6 +158,21 @@ func PrecisionTarget[T gibbsrt.Float](m Model, p *gibbsrt.Precision[T], h []T, c
 // clears the precision and the term at the end.
 func CheckPrecisionDistribution[T gibbsrt.Float](t TB, m Model, c gibbsrt.Chains[T], chains int, rng *rand.Rand) {
 	t.Helper()
+	checkPrecisionDraws(t, m, c, chains, rng, false)
+}
+
+// CheckExactPrecisionDistribution is CheckPrecisionDistribution for exact
+// draws (DrawExact with a precision per chain): every chain starts at 0,
+// is drawn twice (at two stream sweeps) and whitened after each draw.
+func CheckExactPrecisionDistribution[T gibbsrt.Float](t TB, m Model, c gibbsrt.Chains[T], chains int, rng *rand.Rand) {
+	t.Helper()
+	checkPrecisionDraws(t, m, c, chains, rng, true)
+}
+
+// checkPrecisionDraws is CheckPrecisionDistribution, or with exact its
+// exact draws' variant.
+func checkPrecisionDraws[T gibbsrt.Float](t TB, m Model, c gibbsrt.Chains[T], chains int, rng *rand.Rand, exact bool) {
+	t.Helper()
 	d := m.Q.SymmetricDim()
 	p, h := Precisions[T](m, chains, rng)
 	if err := c.SetPrecision(p); err != nil {
@@ -146,23 +199,34 @@ func CheckPrecisionDistribution[T gibbsrt.Float](t TB, m Model, c gibbsrt.Chains
 	}
 	x := make([]T, chains*d)
 	seed := rng.Uint64()
-	each(func(cc int, l *mat.TriDense, mean []float64) { // x = mean + L⁻ᵀz
-		r := rand.New(rand.NewPCG(seed, uint64(cc)))
-		z := mat.NewVecDense(d, nil)
-		for i := range d {
-			z.SetVec(i, r.NormFloat64())
-		}
-		var v mat.VecDense
-		if err := v.SolveVec(l.T(), z); err != nil {
-			panic(err)
-		}
-		for i := range d {
-			x[cc*d+i] = T(mean[i] + v.AtVec(i))
-		}
-	})
+	what := "sweeps"
+	if exact {
+		what = "exact draws" // which need no start
+	} else {
+		each(func(cc int, l *mat.TriDense, mean []float64) { // x = mean + L⁻ᵀz
+			r := rand.New(rand.NewPCG(seed, uint64(cc)))
+			z := mat.NewVecDense(d, nil)
+			for i := range d {
+				z.SetVec(i, r.NormFloat64())
+			}
+			var v mat.VecDense
+			if err := v.SolveVec(l.T(), z); err != nil {
+				panic(err)
+			}
+			for i := range d {
+				x[cc*d+i] = T(mean[i] + v.AtVec(i))
+			}
+		})
+	}
 	st := gibbsrt.Stream{Seed: rng.Uint64()}
 	for _, n := range []int{2, 4} {
-		if err := c.Sweep(x, n, st); err != nil {
+		var err error
+		if exact {
+			n, err = 1, c.DrawExact(x, st)
+		} else {
+			err = c.Sweep(x, n, st)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 		st.Sweep += uint64(n)
@@ -185,10 +249,10 @@ func CheckPrecisionDistribution[T gibbsrt.Float](t TB, m Model, c gibbsrt.Chains
 			}
 			mean, variance := sum/n, sq/n
 			if lim := 5 / math.Sqrt(n); math.Abs(mean) > lim {
-				t.Errorf("with a precision per chain, after %d sweeps: whitened coordinate %d has mean %.4g over %d chains, want 0 within %.3g (5 standard errors)", st.Sweep, i, mean, chains, lim)
+				t.Errorf("with a precision per chain, %s to stream sweep %d: whitened coordinate %d has mean %.4g over %d chains, want 0 within %.3g (5 standard errors)", what, st.Sweep, i, mean, chains, lim)
 			}
 			if lim := 5 * math.Sqrt(2/n); math.Abs(variance-1) > lim {
-				t.Errorf("with a precision per chain, after %d sweeps: whitened coordinate %d has variance %.4g over %d chains, want 1 within %.3g (5 standard errors)", st.Sweep, i, variance, chains, lim)
+				t.Errorf("with a precision per chain, %s to stream sweep %d: whitened coordinate %d has variance %.4g over %d chains, want 1 within %.3g (5 standard errors)", what, st.Sweep, i, variance, chains, lim)
 			}
 		}
 	}
@@ -278,8 +342,39 @@ func GPUPrecision[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			})
 		}
 	}
+	exact := familyExact[T](d)
+	if exact {
+		for _, chains := range batches {
+			full, hs := Precisions[T](m, chains, rng)
+			t.Run(fmt.Sprintf("DrawExact/B=%d", chains), func(t *testing.T) {
+				both(t, full, hs)
+				x0 := randomState[T](rng, chains, d)
+				got, want := slices.Clone(x0), slices.Clone(x0)
+				if err := ref.DrawExact(want, st); err != nil {
+					t.Fatal(err)
+				}
+				if err := g.DrawExact(got, st); err != nil {
+					t.Fatal(err)
+				}
+				requireEqual(t, "GPU vs CPU, exact draws with a precision per chain", got, want, d)
+			})
+		}
+	}
 	chains := batches[len(batches)-1]
 	full, hs := Precisions[T](m, chains, rng)
+	if exact {
+		t.Run("DrawExact/indefinite", func(t *testing.T) {
+			bad := chains / 2
+			both(t, Indefinite(m, full, chains, bad), hs)
+			x0 := randomState[T](rng, chains, d)
+			got, want := slices.Clone(x0), slices.Clone(x0)
+			eg, er := g.DrawExact(got, st), ref.DrawExact(want, st)
+			if eg == nil || er == nil || eg.Error() != er.Error() || !strings.Contains(eg.Error(), fmt.Sprintf("chain %d's precision Q_c is not positive definite", bad)) {
+				t.Errorf("DrawExact with chain %d's Q_c indefinite: GPU %v, twin %v; want the same error, naming it", bad, eg, er)
+			}
+			requireEqual(t, "DrawExact with an indefinite Q_c (that chain unchanged, the others drawn)", got, want, d)
+		})
+	}
 	t.Run("DeviceState", func(t *testing.T) {
 		both(t, full, hs)
 		x0 := randomState[T](rng, chains, d)
@@ -303,6 +398,19 @@ func GPUPrecision[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			t.Fatal(err)
 		}
 		requireEqual(t, "SweepDevice with a precision per chain", got, want, d)
+		if !exact {
+			return
+		}
+		if err := ref.DrawExact(want, st); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.DrawExactDevice(ds, st); err != nil {
+			t.Fatal(err)
+		}
+		if err := ds.Download(got); err != nil {
+			t.Fatal(err)
+		}
+		requireEqual(t, "DrawExactDevice with a precision per chain", got, want, d)
 	})
 	t.Run("Errors", func(t *testing.T) {
 		both(t, full, hs)
@@ -324,11 +432,18 @@ func GPUPrecision[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 				_, err := c.SweepTrace(slices.Clone(x), 2, st, gibbsrt.Trace{Thin: 1}, make([]T, 2*len(x)))
 				return err
 			}},
-			{"DrawExact", "DrawExact", func(c gibbsrt.Chains[T]) error { return c.DrawExact(slices.Clone(x), st) }},
+			{"DrawExact of another chain count", "is for", func(c gibbsrt.Chains[T]) error { return c.DrawExact(x[:len(x)-d], st) }},
 			{"a state with a NaN", fmt.Sprintf("chain %d's state is not finite", chains/3), func(c gibbsrt.Chains[T]) error { return c.Sweep(slices.Clone(nan), 2, st) }},
 		}
 		if d == 1 { // the one coordinate is overwritten: no NaN survives
 			calls = calls[:len(calls)-1]
+		}
+		if !exact {
+			calls = append(calls, struct {
+				what string
+				want string
+				call func(c gibbsrt.Chains[T]) error
+			}{"DrawExact above its dims", "draws dims up to", func(c gibbsrt.Chains[T]) error { return c.DrawExact(slices.Clone(x), st) }})
 		}
 		for _, call := range calls {
 			eg, er := call.call(g), call.call(ref)
@@ -342,4 +457,19 @@ func GPUPrecision[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	t.Run("Distribution", func(t *testing.T) {
 		CheckPrecisionDistribution[T](t, m, g, gpuDistChains(d), rng)
 	})
+	if exact {
+		t.Run("ExactDistribution", func(t *testing.T) {
+			CheckExactPrecisionDistribution[T](t, m, g, gpuDistChains(d), rng)
+		})
+	}
+}
+
+// familyExact reports whether DrawExact with a precision per chain runs
+// at dim d in T (kernels.FamilyExactMaxDim).
+func familyExact[T gibbsrt.Float](d int) bool {
+	dt := kernels.Float32
+	if unsafe.Sizeof(T(0)) == 8 {
+		dt = kernels.Float64
+	}
+	return d <= kernels.FamilyExactMaxDim(dt)
 }

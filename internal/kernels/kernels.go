@@ -81,6 +81,10 @@ const (
 	// Family runs Gibbs sweeps with a precision per chain from a family
 	// of matrices (docs/ARITHMETIC.md, "A precision per chain").
 	Family
+	// FamilyExact draws every chain exactly with its precision per chain:
+	// a Cholesky factor per chain (docs/ARITHMETIC.md, "Exact draws with a
+	// precision per chain").
+	FamilyExact
 )
 
 // String is the role's name in the manifest.
@@ -106,6 +110,8 @@ func (r Role) String() string {
 		return "shift"
 	case Family:
 		return "family"
+	case FamilyExact:
+		return "family_exact"
 	}
 	return fmt.Sprintf("Role(%d)", int(r))
 }
@@ -441,6 +447,14 @@ var sweepParams = []Param{
 	{Name: "seed", Kind: U64}, {Name: "sweep0", Kind: U64, Break: true}, {Name: "chain0", Kind: U64},
 }
 
+// familyParams are the tables and per-chain buffers of a precision per
+// chain (gibbsrt.Precision), after the state and the stream.
+var familyParams = []Param{
+	{Name: "m", Kind: ConstRealP, Break: true}, {Name: "md", Kind: ConstRealP}, {Name: "b", Kind: ConstRealP},
+	{Name: "members", Kind: U32}, {Name: "s", Kind: ConstRealP, Break: true}, {Name: "w", Kind: ConstRealP},
+	{Name: "h", Kind: ConstRealP}, {Name: "bad", Kind: U32P},
+}
+
 // traceParams is the argument list of every traced sweep kernel: a sweep
 // kernel's, then the trace (see gibbsrt.Trace for the layout).
 var traceParams = append(append([]Param(nil), sweepParams...),
@@ -751,16 +765,25 @@ var table = []Kernel{
 	},
 	{
 		Name: "gibbs_family", Role: Family, Block: "kernel_family",
-		Doc: "forward Gibbs sweeps with a precision per chain (kernels.FamilyShape): chain c's precision is Q_c = sum_k s[c][k]·M_k + diag(w[c]) over the members' off-diagonal rows m[k][i][j] (layout [members][dim][MStride], diagonal entries unread) and diagonals md[k][i], its linear term b[i] + h[c][i]; position i's update: q = w[c][i] (0 if w is null), then q = fma(s_k, md[k][i], q) for k = 0..members-1 (s_k = 1 if s is null); u = b[i] (+ h[c][i], rounded once, if h is set), then for each k: a = the fma sum from 0 of m[k][i][j]·x_j over j = i+1..dim-1, 0..i-1, and u = fma(-s_k, a, u); r = 1/q, x_i = fma(sqrt(r), z_i, u·r), z_i the normal of a forward sweep (each operation rounded once). A chain whose q is not positive and finite at some i, or whose r is not finite, is left unchanged and lowers bad[0] to its index (chain0 not added); one whose state is not finite after the launch lowers bad[1]",
-		Params: append(append([]Param(nil), sweepParams...),
-			Param{Name: "m", Kind: ConstRealP, Break: true}, Param{Name: "md", Kind: ConstRealP}, Param{Name: "b", Kind: ConstRealP},
-			Param{Name: "members", Kind: U32}, Param{Name: "s", Kind: ConstRealP, Break: true}, Param{Name: "w", Kind: ConstRealP},
-			Param{Name: "h", Kind: ConstRealP}, Param{Name: "bad", Kind: U32P}),
+		Doc:      "forward Gibbs sweeps with a precision per chain (kernels.FamilyShape): chain c's precision is Q_c = sum_k s[c][k]·M_k + diag(w[c]) over the members' off-diagonal rows m[k][i][j] (layout [members][dim][MStride], diagonal entries unread) and diagonals md[k][i], its linear term b[i] + h[c][i]; position i's update: q = w[c][i] (0 if w is null), then q = fma(s_k, md[k][i], q) for k = 0..members-1 (s_k = 1 if s is null); u = b[i] (+ h[c][i], rounded once, if h is set), then for each k: a = the fma sum from 0 of m[k][i][j]·x_j over j = i+1..dim-1, 0..i-1, and u = fma(-s_k, a, u); r = 1/q, x_i = fma(sqrt(r), z_i, u·r), z_i the normal of a forward sweep (each operation rounded once). A chain whose q is not positive and finite at some i, or whose r is not finite, is left unchanged and lowers bad[0] to its index (chain0 not added); one whose state is not finite after the launch lowers bad[1]",
+		Params:   append(append([]Param(nil), sweepParams...), familyParams...),
 		Geometry: Geometry{Unit: "chains", PerBlock: ThreadBlock, Threads: ThreadBlock, Note: "a chain per thread"},
 		Shape:    func(dim int, dt DType) any { return FamilyShapeOf(dim, dt) },
 		// The state and a member's row in registers, as the
 		// thread-per-chain strategies hold theirs.
 		Dims: threadDims,
+	},
+	{
+		Name: "gibbs_family_exact", Role: FamilyExact, Block: "kernel_family_exact",
+		Doc: "exact draws with a precision per chain, from gibbs_family's tables and per-chain buffers: chain c's Q_c (off the diagonal a[i][j] = the fma sum from 0 of s_k·m[k][i][j] over k = 0..members-1; on it gibbs_family's q) is factored as L·Lᵀ column by column (v = fma(-L[j][k], L[j][k], v) over k < j from a[j][j], L[j][j] = sqrt(v), r_j = 1/L[j][j]; for i > j, v = fma(-L[i][k], L[j][k], v) over k < j from a[i][j], L[i][j] = v·r_j); then y_i = u·r_i with u = b[i] (+ h[c][i], rounded once) and u = fma(-L[i][k], y_k, u) over k < i; then t_i = y_i + z_i; then for i from dim-1 down x_i = u·r_i with u = t_i and u = fma(-L[k][i], x_k, u) over k = i+1..dim-1 (z the normals of an exact draw: frame 0 of sweep sweep0; each operation rounded once). A chain whose pivot v is not positive and finite, or whose r_j is not finite, is left unchanged and lowers bad[0] to its index (chain0 not added); one whose draw is not finite lowers bad[1]",
+		Params: append([]Param{
+			{Name: "x", Kind: StateP}, {Name: "chains", Kind: U64}, {Name: "seed", Kind: U64},
+			{Name: "sweep0", Kind: U64, Break: true}, {Name: "chain0", Kind: U64}},
+			familyParams...),
+		Geometry: Geometry{Unit: "chains", PerBlock: ThreadBlock, Threads: ThreadBlock, Note: "a chain per thread"},
+		Shape:    func(dim int, dt DType) any { return FamilyShapeOf(dim, dt) },
+		// A chain's Cholesky factor in registers.
+		Dims: familyExactDims,
 	},
 	{
 		Name: "gibbs_normals", Role: Normals, Block: "kernel_normals",
@@ -900,4 +923,4 @@ func pick(s Shape, ks []*Kernel) *Kernel {
 // description that a generated package records (gibbsimpl.GenVersion). Bump
 // it when a change makes packages generated before it unusable with the
 // new runtime, or the reverse.
-const ABIVersion = 14
+const ABIVersion = 15

@@ -28,8 +28,8 @@ import (
 // These assert at compile time that this package and the gibbsrt it is
 // built with are compatible. If either fails, regenerate this package with
 // the gibbsgen that matches your gibbsrt (or update gibbsrt).
-const _ = gibbsimpl.EnforceVersion(14 - gibbsimpl.MinVersion)
-const _ = gibbsimpl.EnforceVersion(gibbsimpl.MaxVersion - 14)
+const _ = gibbsimpl.EnforceVersion(15 - gibbsimpl.MinVersion)
+const _ = gibbsimpl.EnforceVersion(gibbsimpl.MaxVersion - 15)
 
 // Dim is the dimension this package was generated for.
 const Dim = 64
@@ -113,7 +113,7 @@ var ptx []byte
 
 // module describes the embedded device code to gibbsrt.
 var module = gibbsimpl.Module{
-	ABI:     14,
+	ABI:     15,
 	DType:   "float32",
 	Dim:     Dim,
 	Fatbin:  fatbin,

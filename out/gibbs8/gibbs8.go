@@ -28,8 +28,8 @@ import (
 // These assert at compile time that this package and the gibbsrt it is
 // built with are compatible. If either fails, regenerate this package with
 // the gibbsgen that matches your gibbsrt (or update gibbsrt).
-const _ = gibbsimpl.EnforceVersion(14 - gibbsimpl.MinVersion)
-const _ = gibbsimpl.EnforceVersion(gibbsimpl.MaxVersion - 14)
+const _ = gibbsimpl.EnforceVersion(15 - gibbsimpl.MinVersion)
+const _ = gibbsimpl.EnforceVersion(gibbsimpl.MaxVersion - 15)
 
 // Dim is the dimension this package was generated for.
 const Dim = 8
@@ -113,11 +113,11 @@ var ptx []byte
 
 // module describes the embedded device code to gibbsrt.
 var module = gibbsimpl.Module{
-	ABI:     14,
+	ABI:     15,
 	DType:   "float32",
 	Dim:     Dim,
 	Fatbin:  fatbin,
-	Kernels: []string{"gibbs_sweep_const", "gibbs_sweep_shared", "gibbs_sweep_noise", "gibbs_sweep_warp", "gibbs_sweep_model", "gibbs_sweep_tile", "gibbs_sweep_matrix", "gibbs_exact", "gibbs_exact_chain", "gibbs_exact_model", "gibbs_philox", "gibbs_transform", "gibbs_moments", "gibbs_linear", "gibbs_shift", "gibbs_family", "gibbs_normals"},
+	Kernels: []string{"gibbs_sweep_const", "gibbs_sweep_shared", "gibbs_sweep_noise", "gibbs_sweep_warp", "gibbs_sweep_model", "gibbs_sweep_tile", "gibbs_sweep_matrix", "gibbs_exact", "gibbs_exact_chain", "gibbs_exact_model", "gibbs_philox", "gibbs_transform", "gibbs_moments", "gibbs_linear", "gibbs_shift", "gibbs_family", "gibbs_family_exact", "gibbs_normals"},
 	PTX:     ptx,
 }
 
