@@ -25,30 +25,16 @@ const FamilyMaxMembers = 4
 // launch: two values a coordinate beside its state.
 const FamilyKeepBytes = 128
 
-// familySharedBlocks is the blocks a multiprocessor gibbs_family asks
-// for where it keeps the conditionals in shared memory: at dim 32 in
-// float32, 145 registers and no spill (run 36 timed 2, 3 and 4).
-const familySharedBlocks = 3
-
 // FamilyShape is gibbs_family's shape at a dim and dtype.
 type FamilyShape struct {
 	MStride int  // a member row's length in the layout of its argument m: Stride(dim)
-	Keep    bool // the conditional precisions are kept for the launch (FamilyKeepBytes)
-	Shared  bool // kept in shared memory rather than registers
-	// MinBlocks is the blocks a multiprocessor the kernel asks ptxas to
-	// fit (__launch_bounds__).
-	MinBlocks int
-	Max       int // FamilyMaxMembers
+	Keep    bool // the conditional precisions stay in registers (FamilyKeepBytes)
+	Max     int  // FamilyMaxMembers
 }
 
 // FamilyShapeOf returns gibbs_family's shape.
 func FamilyShapeOf(dim int, dt DType) FamilyShape {
-	keep := dim*dt.Size() <= FamilyKeepBytes
-	s := FamilyShape{MStride: Stride(dim), Keep: keep, Shared: keep, MinBlocks: 1, Max: FamilyMaxMembers}
-	if keep {
-		s.MinBlocks = familySharedBlocks
-	}
-	return s
+	return FamilyShape{MStride: Stride(dim), Keep: dim*dt.Size() <= FamilyKeepBytes, Max: FamilyMaxMembers}
 }
 
 // familyExactDims are the dims of gibbs_family_exact: a chain's Cholesky

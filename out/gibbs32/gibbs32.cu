@@ -2933,14 +2933,6 @@ gibbs_shift(float* out, const float* d, unsigned long long n,
 #define GG_FMAX 4  // kernels.FamilyMaxMembers
 #define GG_FKEEP 1  // the conditionals stay in registers
 #define GG_FKN (GG_FKEEP ? GG_DIM : 1)  // their arrays' length
-// The kept reciprocals and square roots live in shared memory, a pair for
-// each position and thread ([GG_DIM][GG_BLOCK]: a warp's pairs are
-// contiguous), so that they take no registers.
-#if GG_F64
-typedef double2 gg_fpair;
-#else
-typedef float2 gg_fpair;
-#endif
 
 #if GG_F64
 __device__ __forceinline__ double gg_frecip(double q) { return __drcp_rn(q); }
@@ -2997,15 +2989,15 @@ template <int... Is>
 __device__ __forceinline__ void gg_family_sweep(gg_real (&x)[GG_DIM], const PhiloxNoise& noise, unsigned s,
                                                 const gg_real* m, const gg_real* md, const gg_real* b,
                                                 const gg_real (&sc)[GG_FMAX], unsigned members, const gg_real* wc,
-                                                const gg_real* hc, const gg_fpair* kept, const gg_real (&bh)[GG_FKN],
+                                                const gg_real* hc, const gg_real (&rq)[GG_FKN],
+                                                const gg_real (&sd)[GG_FKN], const gg_real (&bh)[GG_FKN],
                                                 std::integer_sequence<int, Is...>) {
   gg_real4 z{};
   (([&] {
      if constexpr (Is % 4 == 0) z = noise.group_after(s, Is / 4, x[Is < 4 ? 0 : Is - 4]);
      gg_real r, sq, u;
      if constexpr (GG_FKEEP) {
-       const gg_fpair k2 = kept[Is * GG_BLOCK];
-       r = k2.x, sq = k2.y, u = bh[Is];
+       r = rq[Is], sq = sd[Is], u = bh[Is];
      } else {
        r = gg_frecip(gg_family_q(md, sc, members, wc, Is));
        sq = gg_fsqrt(r);
@@ -3017,7 +3009,7 @@ __device__ __forceinline__ void gg_family_sweep(gg_real (&x)[GG_DIM], const Phil
    ...);
 }
 
-extern "C" __global__ void __launch_bounds__(GG_BLOCK, 3)
+extern "C" __global__ void __launch_bounds__(GG_BLOCK, 1)
 gibbs_family(float* x, unsigned long long chains, unsigned int sweeps, unsigned long long seed,
              unsigned long long sweep0, unsigned long long chain0,
              const float* m, const float* md, const float* b, unsigned int members,
@@ -3035,16 +3027,15 @@ gibbs_family(float* x, unsigned long long chains, unsigned int sweeps, unsigned 
   const gg_real* hc = h != nullptr ? h + c * GG_DIM : nullptr;
   // Every conditional precision is checked before the first sweep, so that
   // a chain whose Q_c is not positive on the diagonal is left as it was.
-  __shared__ gg_fpair gg_fkept[GG_DIM * GG_BLOCK];
-  gg_fpair* kept = gg_fkept + threadIdx.x;
-  gg_real bh[GG_FKN];
+  gg_real rq[GG_FKN], sd[GG_FKN], bh[GG_FKN];
   bool ok = true;
 #pragma unroll
   for (int i = 0; i < GG_DIM; ++i) {
     const gg_real q = gg_family_q(md, sc, members, wc, i), rr = gg_frecip(q);
     ok = ok && q > (gg_real)0 && isfinite(q) && isfinite(rr);
     if constexpr (GG_FKEEP) {
-      kept[i * GG_BLOCK] = gg_fpair{rr, gg_fsqrt(rr)};
+      rq[i] = rr;
+      sd[i] = gg_fsqrt(rr);
       bh[i] = hc != nullptr ? gg_add(b[i], hc[i]) : b[i];
     }
   }
@@ -3053,7 +3044,7 @@ gibbs_family(float* x, unsigned long long chains, unsigned int sweeps, unsigned 
   } else {
     const PhiloxNoise noise{seed, chain0 + c, sweep0};
     for (unsigned k = 0; k < sweeps; ++k) {
-      gg_family_sweep(r, noise, k, m, md, b, sc, members, wc, hc, kept, bh, gg_seq{});
+      gg_family_sweep(r, noise, k, m, md, b, sc, members, wc, hc, rq, sd, bh, gg_seq{});
     }
     bool fin = true;
 #pragma unroll
