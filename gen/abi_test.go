@@ -127,7 +127,7 @@ func TestPackageHoldsChosenStrategies(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, order := kernelSignatures(src.Text)
-	want := []string{"gibbs_sweep_shared", "gibbs_sweep_shared_trace", "gibbs_sweep_shared_ext", "gibbs_sweep_noise", "gibbs_philox", "gibbs_transform", "gibbs_moments", "gibbs_linear", "gibbs_shift", "gibbs_family", "gibbs_normals"}
+	want := []string{"gibbs_sweep_shared", "gibbs_sweep_shared_trace", "gibbs_sweep_shared_ext", "gibbs_sweep_noise", "gibbs_philox", "gibbs_transform", "gibbs_moments", "gibbs_linear", "gibbs_shift", "gibbs_family", "gibbs_family_exact", "gibbs_normals"}
 	if s.hasPTX() || psrc.Text != nil {
 		t.Errorf("render gave a PTX source (%d bytes) for a package without the per-model kernel", len(psrc.Text))
 	}
