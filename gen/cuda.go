@@ -9,6 +9,7 @@ import (
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
+	"github.com/gibbsgen/gibbsgen/mixing"
 	"github.com/gibbsgen/gibbsgen/templates"
 )
 
@@ -45,6 +46,7 @@ type cudaData struct {
 	RowStride                                        int
 	MomentThreads, MomentTile, MomentTileBytes       int
 	BackwardGroups, ChebyshevStride                  int
+	SweepKinds                                       []mixing.Sweep // the Ext entry points' kinds (GG_FORWARD, ...)
 	ChebyshevShared                                  int
 	DType                                            kernels.DType
 	Normal                                           normalData
@@ -91,6 +93,7 @@ func (s *module) renderImage(name string, img image) (source, error) {
 		MomentTile:      kernels.MomentTile,
 		MomentTileBytes: kernels.MomentTileBytes,
 		BackwardGroups:  kernels.BackwardGroups,
+		SweepKinds:      mixing.SweepKinds(),
 		ChebyshevStride: kernels.ChebyshevStride,
 		ChebyshevShared: kernels.ChebyshevShared(s.Dim, s.dtype),
 		DType:           s.dtype,

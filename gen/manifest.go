@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt/stream"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
+	"github.com/gibbsgen/gibbsgen/mixing"
 )
 
 // ManifestName is the manifest's file name inside a generated package.
@@ -130,7 +132,7 @@ func (s *module) manifestKernels() []Kernel {
 			mt.Params = params(k.TracedParams, dt)
 			me := mk
 			me.Name, me.Role, me.Auto = k.Ext, "sweep_ext", ""
-			me.Doc = "as " + k.Name + ", for the sweeps of kind (0 forward, 1 backward, 2 symmetric) with the over-relaxation of gibbs_keep (see \"update\"); with cheb non-null, each sweep is a Chebyshev iteration: cheb[5s..5s+4] holds iteration s's factors on the forward and the backward pass's normals, then the weights of the swept state, of the current iterate and of prev (the previous iterates, [chains][dim], updated in place); with trace non-null, records as " + k.Traced + " does"
+			me.Doc = "as " + k.Name + ", for the sweeps of kind (" + sweepKindList() + ") with the over-relaxation of gibbs_keep (see \"update\"); with cheb non-null, each sweep is a Chebyshev iteration: cheb[5s..5s+4] holds iteration s's factors on the forward and the backward pass's normals, then the weights of the swept state, of the current iterate and of prev (the previous iterates, [chains][dim], updated in place); with trace non-null, records as " + k.Traced + " does"
 			me.Params = params(k.ExtParams, dt)
 			out = append(out, mt, me)
 		}
@@ -224,4 +226,14 @@ func ptxSourceHash(s *module, ptx source, b Build) string {
 		return ""
 	}
 	return sha(ptx.Text)
+}
+
+// sweepKindList is the Ext entry points' kinds by value, from mixing's
+// sweep table: "0 forward, 1 backward, 2 symmetric".
+func sweepKindList() string {
+	var kinds []string
+	for _, k := range mixing.SweepKinds() {
+		kinds = append(kinds, fmt.Sprintf("%d %v", int(k), k))
+	}
+	return strings.Join(kinds, ", ")
 }

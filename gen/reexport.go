@@ -4,6 +4,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
+	"github.com/gibbsgen/gibbsgen/mixing"
 )
 
 // reexports declares in a generated package the gibbsrt types, constants
@@ -37,10 +38,14 @@ func reexports(f *jen.File, elem *jen.Statement) {
 			strategies = append(strategies, k.GoName)
 		}
 	}
+	var sweeps []string // the sweep kinds' constants, from mixing's table
+	for _, k := range mixing.SweepKinds() {
+		sweeps = append(sweeps, k.GoName())
+	}
 	var consts []jen.Code
 	for i, g := range [][]jen.Code{
 		group("The strategies; the package doc says which this package holds.", strategies...),
-		group("Scheme's fields.", "Forward", "Backward", "Symmetric", "TuneMean", "TuneSquares", "TuneSampling", "FormAuto", "FormSequential", "FormMatrix"),
+		group("Scheme's fields.", append(sweeps, "TuneMean", "TuneSquares", "TuneSampling", "FormAuto", "FormSequential", "FormMatrix")...),
 		group("Whether Run burns in first.", "BurninNone", "BurninAuto"),
 		group("What Open chose.", "OnGPU", "OnTwin"),
 	} {

@@ -278,6 +278,7 @@ func (r *Reference[T]) sweepShifted(x []T, sweeps int, st Stream, tr *Trace, out
 			return 0, err
 		}
 	}
+	frames := kind.Frames() // each pass's frame
 	run := func(lo, hi int) {
 		pos := make([]T, d)       // the chain in the current frame's order
 		z := make([]T, Stride(d)) // a pass's normals, by position
@@ -296,10 +297,7 @@ func (r *Reference[T]) sweepShifted(x []T, sweeps int, st Stream, tr *Trace, out
 					shiftChain(prevc, dc, true)
 				}
 			}
-			cur := 0
-			if kind == Backward {
-				cur = 1
-			}
+			cur := frames[0]
 			toFrame(pos, xc, cur)
 			rec := 0
 			for k := 0; k < sweeps; k++ {
@@ -307,11 +305,7 @@ func (r *Reference[T]) sweepShifted(x []T, sweeps int, st Stream, tr *Trace, out
 				if ch.table != nil {
 					copy(y, pos) // in frame 0: iterations start and end there
 				}
-				for h := 0; h < passes(kind); h++ {
-					f := cur
-					if kind == Symmetric {
-						f = h
-					}
+				for h, f := range frames {
 					if f != cur {
 						reverse(pos)
 						cur = f
@@ -427,14 +421,6 @@ func parallelChains(chains, cost int, run func(lo, hi int)) {
 		}(w*chains/workers, (w+1)*chains/workers)
 	}
 	wg.Wait()
-}
-
-// passes is the number of passes of a sweep of kind k.
-func passes(k SweepKind) int {
-	if k == Symmetric {
-		return 2
-	}
-	return 1
 }
 
 // toFrame copies src to dst, reversed if f is 1: a state between the

@@ -83,10 +83,8 @@ func (sc Scheme) String() string {
 }
 
 func (sc Scheme) check() error {
-	switch sc.Kind {
-	case Forward, Backward, Symmetric:
-	default:
-		return fmt.Errorf("gibbsrt: sweep kind %d; it must be Forward, Backward or Symmetric", int(sc.Kind))
+	if !sc.Kind.Valid() {
+		return fmt.Errorf("gibbsrt: sweep kind %d; it must be %s", int(sc.Kind), mixing.SweepNames())
 	}
 	if sc.Omega != 0 && !(sc.Omega > 0 && sc.Omega < 2) {
 		return fmt.Errorf("gibbsrt: over-relaxation ω = %v; it must lie in (0, 2), or be 0 to choose it from the model", sc.Omega)

@@ -235,11 +235,12 @@ var markerRE = regexp.MustCompile(`GG([WOSNC])(R?)_([0-9]+)|GGK\b|GGZ\b`)
 const stagedNormalsMin = 16
 
 // stagedNormals reports whether the per-model kernel of co under sweeps of
-// kind draws each pass's normals before the pass: for symmetric sweeps
-// (and Chebyshev iterations, which use them) of models with at least
-// stagedNormalsMin nonzero weights a coordinate.
+// kind draws each pass's normals before the pass: for sweeps of more than
+// one pass, whose loop holds both frames (symmetric ones, and Chebyshev
+// iterations, which use them), of models with at least stagedNormalsMin
+// nonzero weights a coordinate.
 func stagedNormals[T Float](co *Coefficients[T], kind SweepKind) bool {
-	if kind != Symmetric {
+	if len(kind.Frames()) < 2 {
 		return false
 	}
 	w, _, _ := co.Frame(0)

@@ -25,37 +25,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Sweep is the order of one sweep's coordinate updates: the runtime's
-// sweep kind too (gibbsrt.SweepKind is this type), and the kind argument
-// of the kernels' Ext entry points (docs/GUIDE.md, "Sweeps"). It lives
-// here, with the ω-tuning policy that depends on it, so that this package
-// needs nothing of the kernel table.
-type Sweep int
-
-// The sweeps. Their values are the Ext entry points' kind argument (the
-// GG_* constants of templates/sampler.cu.tmpl): do not renumber them.
-const (
-	// Forward updates coordinates 0, 1, ..., dim−1.
-	Forward Sweep = iota
-	// Backward updates dim−1, ..., 0: a forward pass over the reversed
-	// coordinates (frame 1 of every table).
-	Backward
-	// Symmetric is a forward sweep then a backward one: a reversible chain.
-	Symmetric
-)
-
-func (k Sweep) String() string {
-	switch k {
-	case Forward:
-		return "forward"
-	case Backward:
-		return "backward"
-	case Symmetric:
-		return "symmetric"
-	}
-	return fmt.Sprintf("SweepKind(%d)", int(k)) // the runtime's name for the type
-}
-
 // Operator returns the mean-error operator G of one sweep with
 // over-relaxation omega: after the sweep, e' = G·e. With Q = D + L + U
 // (diagonal, strictly lower, strictly upper part),
@@ -63,6 +32,9 @@ func (k Sweep) String() string {
 //	forward:   G_f = (D + ωL)⁻¹ ((1−ω)D − ωU)
 //	backward:  G_b = (D + ωU)⁻¹ ((1−ω)D − ωL)
 //	symmetric: G_s = G_b·G_f
+//
+// (a sweep of several passes is the product of its passes' operators,
+// the last on the left: Sweep.Frames).
 func Operator(q mat.Symmetric, omega float64, s Sweep) (*mat.Dense, error) {
 	if !(omega > 0 && omega < 2) {
 		return nil, fmt.Errorf("mixing: ω = %v: it must lie in (0, 2)", omega)
@@ -100,17 +72,18 @@ func Operator(q mat.Symmetric, omega float64, s Sweep) (*mat.Dense, error) {
 	if gf == nil || gb == nil {
 		return nil, errors.New("mixing: the sweep's triangular system is singular")
 	}
-	switch s {
-	case Forward:
-		return gf, nil
-	case Backward:
-		return gb, nil
-	case Symmetric:
-		var g mat.Dense
-		g.Mul(gb, gf)
-		return &g, nil
+	frames := s.Frames()
+	if frames == nil {
+		return nil, fmt.Errorf("mixing: unknown sweep %d", int(s))
 	}
-	return nil, fmt.Errorf("mixing: unknown sweep %d", int(s))
+	pass := [2]*mat.Dense{gf, gb} // by frame
+	g := pass[frames[0]]
+	for _, f := range frames[1:] {
+		var next mat.Dense
+		next.Mul(pass[f], g)
+		g = &next
+	}
+	return g, nil
 }
 
 // SpectralRadius is the largest |λ| of g's eigenvalues: the factor by

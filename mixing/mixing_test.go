@@ -79,18 +79,8 @@ func sweepError(q mat.Symmetric, omega float64, s Sweep, e []float64) {
 func TestOperatorIsTheSweep(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const n = 7
-	a := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			a.Set(i, j, rng.NormFloat64())
-		}
-	}
-	q := mat.NewSymDense(n, nil)
-	q.SymOuterK(1, a)
-	for i := 0; i < n; i++ {
-		q.SetSym(i, i, q.At(i, i)+1)
-	}
-	for _, s := range []Sweep{Forward, Backward, Symmetric} {
+	q := randomSPD(n, rng)
+	for _, s := range SweepKinds() {
 		for _, w := range []float64{0.5, 1, 1.5, 1.9} {
 			g, err := Operator(q, w, s)
 			if err != nil {

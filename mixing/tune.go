@@ -77,24 +77,6 @@ const SamplingBurnInFactor = 10
 // reports, for symmetric sweeps, the rate alone.
 const AnalysisMaxDim = 128
 
-// SweepCost is the time of one sweep of kind k at ω relative to a plain
-// sweep (forward, ω = 1), measured on an H200 at B = 1M chains
-// (docs/log/BENCHMARKS-runs.md, run 13: µs per sweep on AR(1) D = 64 and the dense
-// SPD D = 32 models: plain 132.5 and 90.5, forward with ω ≠ 1 144.1 and
-// 96.4, symmetric 301.5 and 247.2). Each is the larger of the two models'
-// ratios, so that over-relaxation must earn its cost. Backward sweeps run
-// the forward ones' entry point on reordered tables; they were not
-// measured apart.
-func SweepCost(k Sweep, omega float64) float64 {
-	switch {
-	case k == Symmetric:
-		return 2.73 // 247.2/90.5: two passes and the Ext entry point
-	case k == Forward && omega == 1:
-		return 1
-	}
-	return 1.09 // 144.1/132.5: the Ext entry point's keep term
-}
-
 // ChooseOmega returns the ω in (0, 2) that t asks for of sweeps of kind k
 // on the precision matrix q: by eigenanalysis up to AnalysisMaxDim, by
 // Young's formulas beyond.
@@ -161,8 +143,8 @@ func Predict(q mat.Symmetric, k Sweep, omega float64, t Tune, chosen bool) (Pred
 		MeanIATLinear: math.NaN(), SamplingIATLinear: math.NaN()}
 	if q.SymmetricDim() > AnalysisMaxDim {
 		m.Rate = math.NaN()
-		if k == Symmetric {
-			r, err := sweepRate(q, omega, Symmetric)
+		if k.Reversible() {
+			r, err := sweepRate(q, omega, k)
 			if err != nil {
 				return m, err
 			}
@@ -231,7 +213,7 @@ func Predict(q mat.Symmetric, k Sweep, omega float64, t Tune, chosen bool) (Pred
 // symmetric sweeps 1 − λmin of the SSOR splitting, from a symmetric
 // eigenproblem (Rate's general eigenproblem would agree, less exactly).
 func sweepRate(q mat.Symmetric, omega float64, k Sweep) (float64, error) {
-	if k == Symmetric {
+	if k.Reversible() {
 		lmin, _, err := SSORSpectrum(q, omega)
 		return 1 - lmin, err
 	}
@@ -270,7 +252,7 @@ func samplingCost(q mat.Symmetric, sigma *mat.SymDense, k Sweep, omega, maxBurnI
 		return 0, 0, err
 	}
 	var r float64
-	if k == Symmetric {
+	if k.Reversible() {
 		r, err = sweepRate(q, omega, k) // from the symmetric eigenproblem
 	} else {
 		r, err = SpectralRadius(g)
@@ -335,7 +317,7 @@ func youngOmega(q mat.Symmetric, k Sweep) (float64, error) {
 		// move (sqrt(ω(2−ω)) → 0). Plain Gibbs converges on every SPD Q.
 		return 1, nil
 	}
-	if k == Symmetric {
+	if k.Reversible() {
 		return 2 / (1 + math.Sqrt(2*(1-rj))), nil
 	}
 	return 2 / (1 + math.Sqrt(1-rj*rj)), nil
