@@ -14,31 +14,74 @@ import (
 // TestExactModelOnHost runs gibbs_exact_model, a PTX kernel, through the
 // host emulation: its markers read from tables (GG_HOST_EMU) that hold
 // what the runtime writes into its PTX, N_2[i][p] at p*dim+i and c_2[i]
-// at i, from the twin's matrix tables. Its draws of three groups of
-// chains, the last partial, over emuGrid's two blocks (so that a block
-// loops), from a state of NaNs it must overwrite, must equal the twin's
-// DrawExact bit for bit. Dim 36 in float32 stores its rows through
-// shared memory (GG_STAGE_ROWS); the others per thread.
+// at i, from the twin's matrix tables. Dim 36 in float32 stores its rows
+// through shared memory (GG_STAGE_ROWS); the others per thread.
 func TestExactModelOnHost(t *testing.T) {
 	k := kernels.Named("gibbs_exact_model")
-	for _, c := range []struct {
-		dim int
-		dt  kernels.DType
-	}{{5, kernels.Float32}, {13, kernels.Float32}, {36, kernels.Float32}, {5, kernels.Float64}, {13, kernels.Float64}} {
+	exactCases(t, []emuCase{{5, kernels.Float32}, {13, kernels.Float32}, {36, kernels.Float32}, {5, kernels.Float64}, {13, kernels.Float64}},
+		func(s Spec) *emuModule { return buildEmuImage(t, s, newImage([]*kernels.Kernel{k})) }, k)
+}
+
+// exactModelTables puts into d the emulation's tables of gibbs_exact_model
+// from the twin's matrix tables mt.
+func exactModelTables[T gibbsrt.Float](d *emuDevice, dim int, mt *gibbsrt.MatrixTables[T]) {
+	n, c := make([]T, dim*dim), make([]T, dim)
+	for i := range dim {
+		c[i] = mt.C[kernels.MatrixVectorAt(mt.Stride, 2, i)]
+		for p := 0; p <= i; p++ {
+			n[p*dim+i] = mt.N[kernels.MatrixAt(dim, mt.Stride, 2, i, p)]
+		}
+	}
+	d.Symbol("gibbs_emu_exact_n", n)
+	d.Symbol("gibbs_emu_exact_c", c)
+}
+
+// TestExactGemmOnHost runs gibbs_exact_gemm through the host emulation at
+// dims whose coordinate tiles are odd in number (three: a pair of the
+// longest and the shortest, then the middle one alone), which
+// TestKernelsOnHost's dims do not reach.
+func TestExactGemmOnHost(t *testing.T) {
+	k := kernels.Named("gibbs_exact_gemm")
+	cases := []emuCase{{130, kernels.Float64}, {259, kernels.Float32}}
+	for _, c := range cases {
+		if sh := kernels.ExactGemmShapeOf(c.dim, c.dt); sh.Tiles != 3 {
+			t.Fatalf("dim %d in %s has %d tiles of %d coordinates; the test wants 3", c.dim, c.dt, sh.Tiles, sh.BN)
+		}
+	}
+	exactCases(t, cases, func(s Spec) *emuModule {
+		return buildEmuImage(t, s, newImage([]*kernels.Kernel{kernels.ForStrategy(kernels.Matrix), k}))
+	}, k)
+}
+
+// emuCase is a module's dim and dtype.
+type emuCase struct {
+	dim int
+	dt  kernels.DType
+}
+
+// exactCases runs exact-draw kernel k, in the module build makes of each
+// case, against the twin (exactOnHost).
+func exactCases(t *testing.T, cases []emuCase, build func(Spec) *emuModule, k *kernels.Kernel) {
+	for _, c := range cases {
 		t.Run(fmt.Sprintf("dim=%d/%s", c.dim, c.dt), func(t *testing.T) {
 			t.Parallel()
 			s := Spec{Dim: c.dim, DType: c.dt, Package: "emu", Dir: "emu"}
-			m := buildEmuImage(t, s, newImage([]*kernels.Kernel{k}))
+			m := build(s)
 			if c.dt == kernels.Float64 {
-				exactModelOnHost[float64](t, m, s, k)
+				exactOnHost[float64](t, m, s, k)
 			} else {
-				exactModelOnHost[float32](t, m, s, k)
+				exactOnHost[float32](t, m, s, k)
 			}
 		})
 	}
 }
 
-func exactModelOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, k *kernels.Kernel) {
+// exactOnHost draws three groups of chains, the last partial, over
+// emuGrid's two blocks (so that a block loops), from a state of NaNs that
+// k must overwrite, and requires the twin's DrawExact bit for bit. A PTX
+// kernel (gibbs_exact_model) reads the model from the emulation's tables
+// of its markers, the others the matrix block's tables.
+func exactOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, k *kernels.Kernel) {
 	dim := s.Dim
 	rng := rand.New(rand.NewPCG(uint64(dim), 11))
 	model := gibbstest.RandomSPD(dim, 100, rng, gibbstest.NonzeroMean(dim))
@@ -50,12 +93,12 @@ func exactModelOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, k *ke
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, c := make([]T, dim*dim), make([]T, dim)
-	for i := range dim {
-		c[i] = mt.C[kernels.MatrixVectorAt(mt.Stride, 2, i)]
-		for p := 0; p <= i; p++ {
-			n[p*dim+i] = mt.N[kernels.MatrixAt(dim, mt.Stride, 2, i, p)]
-		}
+	d := &emuDevice{m: m}
+	if k.PTX {
+		exactModelTables(d, dim, mt)
+	} else {
+		d.Symbol(kernels.SymbolMatN, mt.N)
+		d.Symbol(kernels.SymbolMatC, mt.C)
 	}
 	g := k.Launch(dim, s.dtype())
 	chains := 2*g.PerBlock + 5
@@ -64,9 +107,6 @@ func exactModelOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, k *ke
 		start[i] = T(math.NaN())
 	}
 	st := gibbsrt.Stream{Seed: 0xfedcba9876543210, Sweep: 1<<40 + 11, Chain: 1<<33 + 5}
-	d := &emuDevice{m: m}
-	d.Symbol("gibbs_emu_exact_n", n)
-	d.Symbol("gibbs_emu_exact_c", c)
 	x := d.Upload(start)
 	d.Launch(k.Name, emuGrid(g, kernels.EntryPlain, chains), g.Threads, x, uint64(chains), st.Seed, st.Sweep, st.Chain)
 	d.Read(x)

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# One device call for the tiled exact-draw kernel (issue 28): the bench's
+# One device call for the tiled exact-draw kernels (issue 28): the bench's
 # exact draws of package variants (VARIANTS: directories bin/_<v><dim>,
-# each timed by the bench built with its own tree: "x" and "o" by default),
-# the PyTorch peers, ncu of the kernel at three shapes, then the GPU suites
+# each timed by the bench built with its own tree: "x" and "o" by default)
+# at SHAPES ("dim:batch", the dim as in the directory's name, e.g.
+# 128f64), the PyTorch peers, ncu of NCU_KERNEL (by default every exact
+# kernel's launches, gibbs_exact first) at NCU_SHAPES, then the GPU suites
 # (SUITES) of every test binary under bin/. Everything is built on the
 # development machine and carried as one archive (docs/log/BENCHMARKS-runs.md,
 # run 27, and docs/CONTRIBUTING.md give the commands); this script only runs
@@ -16,15 +18,15 @@ bench() {  # bench NAME PACKAGE BATCH
     -check-chains 64 -repeats 20 -json "$out/bench-$1.json"
 }
 # VARIANTS: the prefixes of the package directories to time, bin/_<prefix><dim>.
-for shape in 32:1048576 64:1048576 128:1048576 256:65536 1024:4096; do
+for shape in ${SHAPES:-32:1048576 64:1048576 128:1048576 256:65536 1024:4096}; do
   d=${shape%%:*} b=${shape##*:}
   for v in ${VARIANTS:-x o}; do bench "$v$d" "bin/_$v$d" "$b"; done
 done
 PYTHONUNBUFFERED=1 run torch python3 bench/peers/torch_peers.py -json "$out/torch.json"
 if [ "${NCU:-1}" = 1 ]; then
-  for shape in 32:1048576 128:1048576 1024:4096; do
+  for shape in ${NCU_SHAPES:-32:1048576 128:1048576 1024:4096}; do
     d=${shape%%:*} b=${shape##*:} v=${NCU_VARIANT:-x}
-    run "ncu-$v$d" ncu --clock-control none -k regex:gibbs_exact --launch-skip 1 --launch-count 1 \
+    run "ncu-$v$d" ncu --clock-control none -k "regex:${NCU_KERNEL:-gibbs_exact}" --launch-skip 1 --launch-count 1 \
       --section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats --section WarpStateStats \
       bin/gibbsbench -dims none -packages "bin/_$v$d" -batches "$b" -sweeps 1 -calls 0 -model-batches none -check-chains 64 -repeats 2 -warmup 1
   done

@@ -196,3 +196,63 @@ func ExactChainShapeOf(dim int, dt DType) ExactChainShape {
 func exactChainGeometry(int, DType) Geometry {
 	return Geometry{Unit: "chains", PerBlock: ThreadBlock, Threads: ThreadBlock, PlainLoops: true, Note: "a chain per thread"}
 }
+
+// The GEMM-shaped exact kernel (gibbs_exact_gemm) computes the same draws,
+// bit for bit, as a product with the structure of a SIMT SGEMM: a block
+// owns a tile of BM = 128 chains by BN coordinates and a thread a register
+// tile of TM = 8 chains by TN coordinates (64 or 32 sums), so that each
+// normal it loads from shared memory feeds TN fmas and each element of N
+// TM. The K dimension (the positions) runs in slabs of BK = 8, double
+// buffered in shared memory: while a block sums slab s, each thread holds
+// in registers its share of slab s+1 (one Philox group of four normals
+// and BK·BN/256 elements of N), issued before the sums so that their
+// latency hides behind them, and stores it into the other buffer after
+// them; one barrier a slab. Every thread draws one Philox group a slab,
+// so no warp waits on a few others' draws. The tiles of a group of chains
+// are paired, the longest with the shortest (N is lower triangular: tile t
+// has (t+1)·BN positions), so that every work item has about the same
+// length.
+
+// ExactGemmMinDim is the least dim the GEMM-shaped kernel is generated
+// for: below, the chain-per-thread kernels hold a chain's sums in
+// registers and its tiles of 128 chains by up to 128 coordinates would be
+// mostly padding.
+const ExactGemmMinDim = 65
+
+// ExactGemmShape is the GEMM-shaped exact kernel's shape for one dim and
+// dtype.
+type ExactGemmShape struct {
+	TM, TN     int // chains and coordinates of a thread's register tile
+	TY, TX     int // threads along chains (fastest in the block) and along coordinates
+	Threads    int // TY·TX
+	BM, BN, BK int // chains and coordinates of a block's tile; positions a slab
+	Tiles      int // coordinate tiles of a group of chains: ceil(dim/BN)
+	Pairs      int // work items of a group: the tiles paired longest with shortest, ceil(Tiles/2)
+	NL         int // elements of N a thread loads a slab: BK·BN/Threads
+	MinBlocks  int // blocks a multiprocessor should hold (__launch_bounds__): 128 registers a thread
+}
+
+// ExactGemmShapeOf returns the GEMM-shaped exact kernel's shape: 16 by 16
+// threads, 8 chains by 8 coordinates a thread in float32 (4 in float64, so
+// that the sums take the same 64 registers), slabs of 8 positions.
+func ExactGemmShapeOf(dim int, dt DType) ExactGemmShape {
+	s := ExactGemmShape{TM: 8, TN: 8, TY: 16, TX: 16, BK: 8, MinBlocks: 2}
+	if dt == Float64 {
+		s.TN = 4
+	}
+	s.Threads = s.TY * s.TX
+	s.BM, s.BN = s.TY*s.TM, s.TX*s.TN
+	s.Tiles = (dim + s.BN - 1) / s.BN
+	s.Pairs = (s.Tiles + 1) / 2
+	s.NL = s.BK * s.BN / s.Threads
+	return s
+}
+
+// exactGemmGeometry is the GEMM-shaped kernel's launch: BM chains a
+// block, Pairs work items a group, the grid capped at MinBlocks blocks a
+// multiprocessor, each block looping over its work items.
+func exactGemmGeometry(dim int, dt DType) Geometry {
+	s := ExactGemmShapeOf(dim, dt)
+	return Geometry{Unit: "chains", PerBlock: s.BM, Threads: s.Threads, Tiles: s.Pairs, PerSM: s.MinBlocks, Loops: true,
+		Note: fmt.Sprintf("a thread per %d chains × %d coordinates, %d coordinates a tile, two tiles a work item", s.TM, s.TN, s.BN)}
+}

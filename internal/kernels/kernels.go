@@ -256,6 +256,8 @@ type Kernel struct {
 	// Dims is the largest dim it supports in each dtype it supports; why
 	// is in the comment of its row.
 	Dims map[DType]int
+	// MinDim, if set, is the least dim it is generated for (1 if not).
+	MinDim int
 
 	// With, if set, is the sweep strategy whose tables the kernel reads:
 	// a module holds the kernel only with that strategy.
@@ -281,14 +283,16 @@ type Kernel struct {
 }
 
 // Supports reports whether the kernel can be generated for dim and dt.
-func (k *Kernel) Supports(dim int, dt DType) bool { return dim >= 1 && dim <= k.Dims[dt] }
+func (k *Kernel) Supports(dim int, dt DType) bool { return dim >= k.minDim() && dim <= k.Dims[dt] }
+
+func (k *Kernel) minDim() int { return max(1, k.MinDim) }
 
 // DimsString says which dims and dtypes k supports, for messages.
 func (k *Kernel) DimsString() string {
 	var parts []string
 	for _, dt := range []DType{Float32, Float64} {
 		if n := k.Dims[dt]; n > 0 {
-			parts = append(parts, fmt.Sprintf("dims 1 to %d in %s", n, dt))
+			parts = append(parts, fmt.Sprintf("dims %d to %d in %s", k.minDim(), n, dt))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -713,6 +717,31 @@ var table = []Kernel{
 		AutoRank: -1,
 		Prefer:   func(s Shape) bool { return s.DType == Float32 },
 		AutoDoc:  "in float32, once the model's kernel is compiled (faster than the other two at every batch measured at dims 32 and 64; slower than the tiled one in float64)",
+	},
+	{
+		Name: "gibbs_exact_gemm", Role: Exact, Block: "kernel_exact_gemm", With: Matrix,
+		Doc:        "exact draws as gibbs_exact, bit for bit, with the structure of a SIMT SGEMM: kernels.ExactGemmShape: a block owns BM chains by BN coordinates, a thread TM chains by TN coordinates in registers; the slabs of BK positions double buffered in shared memory, each thread drawing one Philox group of the next slab's normals and loading its share of the next slab of N into registers while the block sums the current one, one barrier a slab; the coordinate tiles of a group paired longest with shortest, a work item each",
+		Params:     exactParams,
+		GeometryOf: exactGemmGeometry,
+		Symbols:    []string{SymbolMatN, SymbolMatC},
+		Shape:      func(dim int, dt DType) any { return ExactGemmShapeOf(dim, dt) },
+		Dims:       anyDims,
+		MinDim:     ExactGemmMinDim,
+		// ptxas (nvcc 11.8, 128 registers for 2 blocks an SM) keeps a few
+		// of a work item's scalars in local memory in float32: 20 to 64
+		// bytes stored at dims 65 to 1024 (make resources, sm_75 to
+		// sm_90), none in float64. On sm_90 they sit outside the slab
+		// loop (cuobjdump --dump-sass at dim 128: in the item's setup and
+		// before its stores); on sm_80 at dim 1024 about eight loads a
+		// slab of 512 fmas a thread read them back.
+		Spills: func(int, DType) map[string]int { return map[string]int{"gibbs_exact_gemm": 128} },
+		// Not yet run on a GPU (written in a session without a device,
+		// checked against the twin in the host emulation only): Auto
+		// never picks it until a benchmark says where it wins; the GPU
+		// suites and the bench run it by name (gibbstest.SetExactKernel).
+		AutoRank: 9,
+		Prefer:   func(Shape) bool { return false },
+		AutoDoc:  "never yet: not timed on a GPU (run by name only)",
 	},
 	{
 		Name: "gibbs_philox", Role: Philox, Block: "kernel_philox",
