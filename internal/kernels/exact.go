@@ -203,12 +203,12 @@ func exactChainGeometry(int, DType) Geometry {
 // tile of TM = 8 chains by TN coordinates (64 or 32 sums), so that each
 // normal it loads from shared memory feeds TN fmas and each element of N
 // TM. The K dimension (the positions) runs in slabs of BK = 8, double
-// buffered in shared memory: while a block sums slab s, each thread holds
-// in registers its share of slab s+1 (one Philox group of four normals
-// and BK·BN/256 elements of N), issued before the sums so that their
-// latency hides behind them, and stores it into the other buffer after
-// them; one barrier a slab. Every thread draws one Philox group a slab,
-// so no warp waits on a few others' draws. The tiles of a group of chains
+// buffered in shared memory: each thread loads its BK·BN/256 elements of
+// slab s+1 of N into registers before it sums slab s, so that the loads'
+// latency hides behind the sums, and after them stores those and one
+// Philox group of slab s+1's normals into the other buffer; one barrier a
+// slab. Every thread draws one Philox group a slab, so no warp waits on a
+// few others' draws. The tiles of a group of chains
 // are paired, the longest with the shortest (N is lower triangular: tile t
 // has (t+1)·BN positions), so that every work item has about the same
 // length.

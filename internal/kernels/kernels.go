@@ -720,7 +720,7 @@ var table = []Kernel{
 	},
 	{
 		Name: "gibbs_exact_gemm", Role: Exact, Block: "kernel_exact_gemm", With: Matrix,
-		Doc:        "exact draws as gibbs_exact, bit for bit, with the structure of a SIMT SGEMM: kernels.ExactGemmShape: a block owns BM chains by BN coordinates, a thread TM chains by TN coordinates in registers; the slabs of BK positions double buffered in shared memory, each thread drawing one Philox group of the next slab's normals and loading its share of the next slab of N into registers while the block sums the current one, one barrier a slab; the coordinate tiles of a group paired longest with shortest, a work item each",
+		Doc:        "exact draws as gibbs_exact, bit for bit, with the structure of a SIMT SGEMM: kernels.ExactGemmShape: a block owns BM chains by BN coordinates, a thread TM chains by TN coordinates in registers; the slabs of BK positions double buffered in shared memory, each thread loading its share of the next slab of N into registers before it sums the current one and storing it, with one Philox group of the next slab's normals, after; one barrier a slab; the coordinate tiles of a group paired longest with shortest, a work item each",
 		Params:     exactParams,
 		GeometryOf: exactGemmGeometry,
 		Symbols:    []string{SymbolMatN, SymbolMatC},
