@@ -134,12 +134,10 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	})
 	t.Run("Exact", func(t *testing.T) {
 		ref := setUp(t, matrixSchemes[0], m)
-		batches := twinBatches(d)
-		if d <= largeDim {
-			// Enough chains that the exact kernel's blocks each run
-			// several work items (exactLoopChains).
-			batches = append(batches, exactLoopChains)
-		}
+		// Enough chains that the exact kernels' blocks each run several
+		// work items, beside the twin's batches.
+		batches := append(twinBatches(d), exactLoopChains(d))
+		wants := make(map[int][]T)
 		// Each exact-draw kernel of the module, then the runtime's choice.
 		have, err := SetExactKernel(g, "")
 		if err != nil {
@@ -151,9 +149,14 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 				t.Fatal(err)
 			}
 			for _, chains := range batches {
-				want, got := make([]T, chains*d), make([]T, chains*d)
-				if err := ref.DrawExact(want, st); err != nil {
-					t.Fatal(err)
+				want, got := wants[chains], make([]T, chains*d)
+				if want == nil {
+					// The twin's draws, once a batch for every kernel.
+					want = make([]T, chains*d)
+					if err := ref.DrawExact(want, st); err != nil {
+						t.Fatal(err)
+					}
+					wants[chains] = want
 				}
 				if err := g.DrawExact(got, st); err != nil {
 					t.Fatal(err)
@@ -206,9 +209,19 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	}
 }
 
-// exactLoopChains is a batch at which the exact kernel's blocks each run
-// several groups of chains on any device of up to 132 multiprocessors: its
-// grid is kernels.ExactShape.MinBlocks blocks a multiprocessor of
-// kernels.ExactShape.BM chains, fewer chains than this in all at every dim
-// (kernels.TestExactShape checks it); not a multiple of a group.
-const exactLoopChains = 600_003
+// exactLoopChains returns a batch at which the exact kernels' blocks each
+// run several work items on any device of up to 132 multiprocessors: each
+// grid is MinBlocks blocks a multiprocessor, and a work item a group of BM
+// chains and a tile (gibbs_exact) or a pair of tiles (gibbs_exact_gemm);
+// kernels.TestExactLoopChains checks these counts against every dim's
+// shapes. Smaller beyond dim 64, where the twin's draws cost dim² a chain;
+// not a multiple of a group.
+func exactLoopChains(dim int) int {
+	switch {
+	case dim <= largeDim:
+		return 600_003
+	case dim <= 256:
+		return 40_003
+	}
+	return 20_003
+}

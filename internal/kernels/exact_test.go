@@ -28,10 +28,37 @@ func TestExactShape(t *testing.T) {
 				t.Fatalf("%s dim %d: %+v: staged outputs that do not fit, or rows of an even number of vectors", dt, dim, s)
 			case s.TY&(s.TY-1) != 0:
 				t.Fatalf("%s dim %d: %+v: threads along chains not a power of two", dt, dim, s)
-			case 132*s.MinBlocks*s.BM >= 600_003:
-				// gibbstest.exactLoopChains, 600,003 chains, must be more
-				// than a full grid's groups on 132 multiprocessors.
-				t.Fatalf("%s dim %d: %+v: %d chains a group", dt, dim, s, s.BM)
+			}
+		}
+	}
+}
+
+// TestExactLoopChains: at gibbstest.exactLoopChains's batch for each dim,
+// every exact kernel that loops has more work items than a full grid holds
+// on 132 multiprocessors, so that the GPU suites run each block's loop.
+func TestExactLoopChains(t *testing.T) {
+	loopChains := func(dim int) int { // gibbstest.exactLoopChains
+		switch {
+		case dim <= 64:
+			return 600_003
+		case dim <= 256:
+			return 40_003
+		}
+		return 20_003
+	}
+	for _, dt := range []DType{Float32, Float64} {
+		for dim := 1; dim <= TileMaxDim; dim++ {
+			b := loopChains(dim)
+			s := ExactShapeOf(dim, dt)
+			if items := (b + s.BM - 1) / s.BM * s.Tiles; items <= 132*s.MinBlocks {
+				t.Fatalf("%s dim %d: gibbs_exact: %d work items at %d chains", dt, dim, items, b)
+			}
+			if dim < ExactGemmMinDim {
+				continue
+			}
+			g := ExactGemmShapeOf(dim, dt)
+			if items := (b + g.BM - 1) / g.BM * g.Pairs; items <= 132*g.MinBlocks {
+				t.Fatalf("%s dim %d: gibbs_exact_gemm: %d work items at %d chains", dt, dim, items, b)
 			}
 		}
 	}
