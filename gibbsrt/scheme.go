@@ -111,25 +111,10 @@ const AnalysisMaxDim = mixing.AnalysisMaxDim
 type Mixing struct {
 	Scheme Scheme  // as set
 	Omega  float64 // the over-relaxation in use
-	// Rate is the spectral radius of one sweep's mean-error operator: the
-	// mean error shrinks by about this factor per sweep.
-	Rate float64
-	// BurnIn is the number of sweeps that cut the mean error 1000× at Rate.
-	BurnIn int
-	// IATLinear is the integrated autocorrelation time, in sweeps, of the
-	// worst linear functional aᵀx; IATSquares the largest of a squared
-	// centred coordinate (x_i − mu_i)². NaN beyond AnalysisMaxDim.
-	IATLinear, IATSquares float64
-	// OmegaMean is the best ω of the kind for Rate (TuneMean's, for
-	// burn-in) and OmegaSampling TuneSampling's, for sampling, when the
-	// scheme chose its ω and dim ≤ AnalysisMaxDim; OmegaSquares is the best
-	// for IATSquares, when the scheme chose it for them (NaN otherwise).
-	OmegaMean, OmegaSampling, OmegaSquares float64
-	// MeanBurnIn and MeanIATLinear are BurnIn and IATLinear at OmegaMean;
-	// SamplingBurnIn and SamplingIATLinear at OmegaSampling (0 and NaN
-	// where the ω is NaN).
-	MeanBurnIn, SamplingBurnIn       int
-	MeanIATLinear, SamplingIATLinear float64
+	// Prediction is what the sweep's operator predicts at Omega: Rate,
+	// BurnIn, IATLinear, IATSquares and the ω of each target with what it
+	// would give (package mixing documents each field).
+	mixing.Prediction
 	// ChebyshevRate and ChebyshevBurnIn are what Chebyshev-accelerated
 	// symmetric sweeps at Omega (SweepChebyshev) predict: the factor per
 	// iteration on the mean error, and the iterations (two passes each)
@@ -150,11 +135,7 @@ func choose(q *mat.SymDense, sc Scheme) (float64, error) {
 // analyze predicts scheme sc, at ω omega, on q.
 func analyze(q *mat.SymDense, sc Scheme, omega float64, ch mixing.Chebyshev) (Mixing, error) {
 	p, err := mixing.Predict(q, sc.Kind, omega, sc.Tune, sc.Omega == 0)
-	return Mixing{Scheme: sc, Omega: omega, Rate: p.Rate, BurnIn: p.BurnIn,
-		IATLinear: p.IATLinear, IATSquares: p.IATSquares,
-		OmegaMean: p.OmegaMean, OmegaSampling: p.OmegaSampling, OmegaSquares: p.OmegaSquares,
-		MeanBurnIn: p.MeanBurnIn, SamplingBurnIn: p.SamplingBurnIn,
-		MeanIATLinear: p.MeanIATLinear, SamplingIATLinear: p.SamplingIATLinear,
+	return Mixing{Scheme: sc, Omega: omega, Prediction: p,
 		ChebyshevRate: ch.Rate(), ChebyshevBurnIn: ch.Iterations(1e-3)}, err
 }
 

@@ -58,14 +58,7 @@ func gpuRunBurnin[T gibbsrt.Float](t *testing.T, h Harness[T], g *gibbsrt.Sample
 			if err := g.SetStrategy(s); err != nil {
 				t.Fatal(err)
 			}
-			ds, err := g.NewDeviceState(chains)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ds.Free()
-			if err := ds.Upload(x0); err != nil {
-				t.Fatal(err)
-			}
+			ds := uploaded(t, g, x0)
 			var last gibbsrt.RunResult
 			reports := 0
 			res, err := g.Run(ctx, ds, sweeps, st, gibbsrt.RunOptions[T]{Burnin: gibbsrt.BurninAuto, Chunk: 5,

@@ -46,13 +46,7 @@ func gpuLengths[T gibbsrt.Float](t *testing.T, h Harness[T], m Model) {
 	if _, err := r.SweepTrace(slices.Clone(x0), sweeps, st, gibbsrt.Trace{Thin: 2}, want); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := g.NewDeviceState(chains)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ds.Upload(x0); err != nil {
-		t.Fatal(err)
-	}
+	ds := uploaded(t, g, x0)
 	dt, err := g.NewDeviceTrace(tr, chains, records)
 	if err != nil {
 		t.Fatal(err)

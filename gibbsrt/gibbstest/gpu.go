@@ -336,14 +336,7 @@ func (e gpuEnv[T]) deviceState(t *testing.T) {
 	if err := ref.Sweep(want, 7, st); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := g.NewDeviceState(chains)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ds.Free()
-	if err := ds.Upload(x0); err != nil {
-		t.Fatal(err)
-	}
+	ds := uploaded(t, g, x0)
 	s := st
 	for _, n := range []int{3, 4} {
 		if err := g.SweepDevice(ds, n, s); err != nil {
@@ -724,4 +717,19 @@ func skipMissing(t *testing.T, err error) {
 	if errors.As(err, &mk) {
 		t.Skipf("the package has no %s: %v", mk.Kernel, err)
 	}
+}
+
+// uploaded returns a new device state of g holding x, freed when t and
+// its subtests end.
+func uploaded[T gibbsrt.Float](t testing.TB, g *gibbsrt.Sampler[T], x []T) *gibbsrt.DeviceState[T] {
+	t.Helper()
+	ds, err := g.NewDeviceState(len(x) / g.Dim())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ds.Free() })
+	if err := ds.Upload(x); err != nil {
+		t.Fatal(err)
+	}
+	return ds
 }

@@ -223,18 +223,7 @@ func GPULinear[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 // the chain named and the term kept.
 func gpuLinearDevice[T gibbsrt.Float](t *testing.T, g *gibbsrt.Sampler[T], ref *gibbsrt.Reference[T], hs []T, st gibbsrt.Stream, d int, rng *rand.Rand) {
 	chains := len(hs) / d
-	upload := func(v []T) *gibbsrt.DeviceState[T] {
-		ds, err := g.NewDeviceState(chains)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ds.Upload(v); err != nil {
-			t.Fatal(err)
-		}
-		return ds
-	}
-	dh := upload(hs)
-	defer dh.Free()
+	dh := uploaded(t, g, hs)
 	if err := g.SetLinearDevice(dh); err != nil {
 		t.Fatal(err)
 	}
@@ -243,8 +232,7 @@ func gpuLinearDevice[T gibbsrt.Float](t *testing.T, g *gibbsrt.Sampler[T], ref *
 	}
 	bad := slices.Clone(hs)
 	bad[(chains/2)*d+d-1] = T(math.NaN())
-	db := upload(bad)
-	defer db.Free()
+	db := uploaded(t, g, bad)
 	err := g.SetLinearDevice(db)
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("chain %d's", chains/2)) {
 		t.Errorf("SetLinearDevice with a NaN in chain %d: %v; want an error naming the chain", chains/2, err)
@@ -254,8 +242,7 @@ func gpuLinearDevice[T gibbsrt.Float](t *testing.T, g *gibbsrt.Sampler[T], ref *
 	if err := ref.Sweep(want, 4, st); err != nil {
 		t.Fatal(err)
 	}
-	ds := upload(x0)
-	defer ds.Free()
+	ds := uploaded(t, g, x0)
 	if err := g.SweepDevice(ds, 4, st); err != nil { // the term from before the refusal
 		t.Fatal(err)
 	}

@@ -100,14 +100,7 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			x0 := randomState[T](rng, chains, d)
 			want := checkTrace[T](t, g, ref, tr, x0, sweeps, st, d)
 			got := make([]T, len(want))
-			ds, err := g.NewDeviceState(chains)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ds.Free()
-			if err := ds.Upload(x0); err != nil {
-				t.Fatal(err)
-			}
+			ds := uploaded(t, g, x0)
 			if err := g.SweepDevice(ds, sweeps, st); err != nil {
 				t.Fatal(err)
 			}

@@ -382,14 +382,7 @@ func GPUPrecision[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 		if err := ref.Sweep(want, 4, st); err != nil {
 			t.Fatal(err)
 		}
-		ds, err := g.NewDeviceState(chains)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ds.Free()
-		if err := ds.Upload(x0); err != nil {
-			t.Fatal(err)
-		}
+		ds := uploaded(t, g, x0)
 		if err := g.SweepDevice(ds, 4, st); err != nil {
 			t.Fatal(err)
 		}
