@@ -69,6 +69,10 @@ func (st *chainState) update(pr priors, seed uint64, iter int, acc *accumulator,
 		go func(lo, hi int) {
 			defer wg.Done()
 			var d [quantities]float64
+			// One generator a worker, seeded afresh for each chain: the
+			// stream of rand.NewPCG(seed, iter<<32|c), without an
+			// allocation a chain.
+			src := new(rand.PCG)
 			for c := lo; c < hi; c++ {
 				b := st.beta[c*dim : (c+1)*dim]
 				// ‖y − Xβ‖² = yᵀy − 2βᵀXᵀy + βᵀXᵀXβ, in float64.
@@ -84,7 +88,7 @@ func (st *chainState) update(pr priors, seed uint64, iter int, acc *accumulator,
 					bqb += bi * r
 				}
 				rss := math.Max(st.s.yty-2*bty+bqb, 0)
-				src := rand.NewPCG(seed, uint64(iter)<<32|uint64(c))
+				src.Seed(seed, uint64(iter)<<32|uint64(c))
 				st.phiF[c] = distuv.Gamma{Alpha: pr.A0 + n/2, Beta: pr.B0 + rss/2, Src: src}.Rand()
 				st.tauF[c] = distuv.Gamma{Alpha: pr.C0 + dim/2.0, Beta: pr.D0 + bb/2, Src: src}.Rand()
 				if kept < 0 {
@@ -123,25 +127,36 @@ func newAccumulator(chains, q, keep int) *accumulator {
 }
 
 // add records chain c's draw d at kept index t; a chain is added by one
-// goroutine at a time.
+// goroutine at a time. Each sum takes the same terms in the same order
+// whatever the batch's position, so only the batch's bookkeeping is
+// decided once a call.
 func (a *accumulator) add(c, t int, d []float64) {
 	o := c * a.q
+	shift, s1, s2 := a.shift[o:o+a.q], a.s1[o:o+a.q], a.s2[o:o+a.q]
+	if t == 0 {
+		copy(shift, d)
+	}
 	for k, v := range d {
-		if t == 0 {
-			a.shift[o+k] = v
-		}
-		v -= a.shift[o+k]
-		a.s1[o+k] += v
-		a.s2[o+k] += v * v
-		if t < a.batches*a.blen {
-			a.bsum[o+k] += v
-			if (t+1)%a.blen == 0 {
-				m := a.bsum[o+k] / float64(a.blen)
-				a.bm1[o+k] += m
-				a.bm2[o+k] += m * m
-				a.bsum[o+k] = 0
-			}
-		}
+		v -= shift[k]
+		s1[k] += v
+		s2[k] += v * v
+	}
+	if t >= a.batches*a.blen {
+		return
+	}
+	bsum := a.bsum[o : o+a.q]
+	for k, v := range d {
+		bsum[k] += v - shift[k]
+	}
+	if (t+1)%a.blen != 0 {
+		return
+	}
+	bm1, bm2 := a.bm1[o:o+a.q], a.bm2[o:o+a.q]
+	for k, v := range bsum {
+		m := v / float64(a.blen)
+		bm1[k] += m
+		bm2[k] += m * m
+		bsum[k] = 0
 	}
 }
 

@@ -176,3 +176,19 @@ func TestTermsPerChain(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkUpdate times the host's part of an iteration at 65,536 chains:
+// every chain's φ and τ draws given its β, and the record of the draw.
+func BenchmarkUpdate(b *testing.B) {
+	x, y := load(b)
+	const chains = 65536
+	st := newChainState(chains, sufficient(x, y))
+	for i := range st.beta {
+		st.beta[i] = float32(i%7) * 0.01
+	}
+	acc := newAccumulator(chains, quantities, b.N+1)
+	b.ResetTimer()
+	for it := range b.N {
+		st.update(defaultPriors(), 5, it, acc, it)
+	}
+}

@@ -9,7 +9,7 @@ import (
 
 const dataPath = "testdata/anes96.csv"
 
-func load(t *testing.T) (*mat.Dense, []float64) {
+func load(t testing.TB) (*mat.Dense, []float64) {
 	t.Helper()
 	x, y, err := loadData(dataPath)
 	if err != nil {
