@@ -13,7 +13,8 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 // package generated for an incompatible runtime fails to build at those lines,
 // whose comment tells the user to regenerate it.
 //
-// This runtime runs versions 7 to 12 (gibbsgen 0.7.0 to 0.14.0): a version
+// This runtime runs versions 7 to 15 (gibbsgen 0.7.0 to what follows
+// 0.16.0, whose packages are version 14): a version
 // 7 package's per-model PTX has no GGZ marker and draws a pass's normals
 // inside the pass, a version 7 or 8 package has no tiled exact-draw
 // kernel, so its exact samples come from its matrix kernel's _ext entry
@@ -28,8 +29,8 @@ import "github.com/gibbsgen/gibbsgen/internal/kernels"
 // before version 14 has no per-model exact-draw kernel, so its draws come
 // from the others, with the same bits, and a package before version 15
 // has no exact draw with a precision per chain, so its DrawExact returns
-// a *MissingKernelError while one is set. Older packages stop at the assertion: their
-// Go or their kernels no longer fit. CHANGELOG.md says what each version
+// a *MissingKernelError while one is set. Older packages stop at the
+// assertion: their Go or their kernels no longer fit. CHANGELOG.md says what each version
 // changed.
 const (
 	// GenVersion is the version gibbsgen writes into new packages.
