@@ -142,9 +142,7 @@ func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsimpl.Module, 
 	b.printf("%5s %8s %6s  %-13s %12s %14s %12s %7s  %s\n",
 		"dim", "B", "sweeps", "kernel", "us/sweep", "chain-sweeps/s", "floor us/sw", "%floor", "bound")
 	kernels := s.Strategies()
-	if slices.ContainsFunc(kernels, func(st gibbsrt.Strategy) bool { return formOf(st) == gibbsrt.FormSequential }) {
-		// Auto chooses among the sequential strategies: a package
-		// generated with --strategy matrix has none.
+	if hasSequential(s) {
 		kernels = append([]gibbsrt.Strategy{gibbsrt.Auto}, kernels...)
 	}
 	for _, batch := range b.opt.batches {
@@ -212,6 +210,13 @@ func timeSweeps[T gibbsrt.Float](b *bench, s *gibbsrt.Sampler[T], ds *gibbsrt.De
 	})
 }
 
+// hasSequential reports whether s's package has a strategy of the
+// sequential form, among which Auto chooses: a package generated with
+// --strategy matrix has none, so Auto cannot sweep it.
+func hasSequential[T gibbsrt.Float](s *gibbsrt.Sampler[T]) bool {
+	return slices.ContainsFunc(s.Strategies(), func(st gibbsrt.Strategy) bool { return formOf(st) == gibbsrt.FormSequential })
+}
+
 // exactDraws times exact draws of every chain of ds (the Matrix
 // strategy's tables), µs a draw: by each exact-draw kernel of the module
 // (Kernel "exact:<name>"), then by the runtime's choice (Kernel "exact",
@@ -251,8 +256,9 @@ func exactDraws[T gibbsrt.Float](b *bench, dir, dt string, s *gibbsrt.Sampler[T]
 // SetLinearDevice of a new term, which computes the shifts Q⁻¹·h_c and
 // waits for them (Kernel "set-linear", µs a call), and Auto's sweeps with
 // the term set at each sweeps per launch (Kernel "auto+linear"), to set
-// beside Auto's rows without it. A package generated before gibbsgen
-// 0.14.0 has no linear kernels, and no rows.
+// beside Auto's rows without it (none in a package without a sequential
+// strategy). A package generated before gibbsgen 0.14.0 has no linear
+// kernels, and no rows.
 func linearRows[T gibbsrt.Float](b *bench, dir, dt string, s *gibbsrt.Sampler[T], ds *gibbsrt.DeviceState[T], x0 []T, batch int) error {
 	dim := s.Dim()
 	rng := rand.New(rand.NewPCG(uint64(batch), 29))
@@ -290,6 +296,9 @@ func linearRows[T gibbsrt.Float](b *bench, dir, dt string, s *gibbsrt.Sampler[T]
 		return fmt.Errorf("SetLinearDevice, B=%d: %w", batch, err)
 	}
 	row("set-linear", 1, stats)
+	if !hasSequential(s) {
+		return nil
+	}
 	for _, sweeps := range b.opt.sweeps {
 		stats, err := timeSweeps(b, s, ds, x0, sweeps)
 		if err != nil {

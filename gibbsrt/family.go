@@ -296,7 +296,7 @@ func errPrecisionChains(set, call int) error {
 // coordinate i is not positive (q; i < 0: found by a kernel, which does
 // not say where).
 func errPrecisionDiagonal[T Float](chain, i int, q T) error {
-	return &chainError{chain, func(c int) string {
+	return &chainError{chain: chain, ran: i < 0, text: func(c int) string {
 		if i < 0 {
 			return fmt.Sprintf("gibbsrt: chain %d's precision Q_c has a diagonal entry that is not positive and finite (or whose reciprocal overflows): Q_c is not positive definite; the chain was left unchanged, the others swept", c)
 		}
@@ -307,7 +307,7 @@ func errPrecisionDiagonal[T Float](chain, i int, q T) error {
 // errPrecisionDiverged names a chain whose state is not finite after a
 // launch with a precision per chain.
 func errPrecisionDiverged(chain int) error {
-	return &chainError{chain, func(c int) string {
+	return &chainError{chain: chain, ran: true, text: func(c int) string {
 		return fmt.Sprintf("gibbsrt: chain %d's state is not finite after the sweeps: its precision Q_c is probably not positive definite (SetPrecision checks the diagonal, not definiteness), or its state or linear term was not finite; the other chains were swept", c)
 	}}
 }

@@ -146,14 +146,14 @@ func errFamilyExactDim(dim int, dt kernels.DType) error {
 // errPrecisionNotDefinite names a chain whose Q_c has no Cholesky factor
 // in T.
 func errPrecisionNotDefinite(chain int) error {
-	return &chainError{chain, func(c int) string {
+	return &chainError{chain: chain, ran: true, text: func(c int) string {
 		return fmt.Sprintf("gibbsrt: DrawExact: chain %d's precision Q_c is not positive definite (a Cholesky pivot is not positive and finite in the sampler's precision); the chain was left unchanged, the others drawn", c)
 	}}
 }
 
 // errPrecisionDrawNotFinite names a chain whose exact draw is not finite.
 func errPrecisionDrawNotFinite(chain int) error {
-	return &chainError{chain, func(c int) string {
+	return &chainError{chain: chain, ran: true, text: func(c int) string {
 		return fmt.Sprintf("gibbsrt: DrawExact: chain %d's draw is not finite: its linear term is not finite, or its mean overflows; the other chains were drawn", c)
 	}}
 }

@@ -41,7 +41,7 @@ func errLinearChains(set, call int) error {
 
 // errLinearShift names the first chain whose shift is not finite.
 func errLinearShift(chain int) error {
-	return &chainError{chain, func(c int) string {
+	return &chainError{chain: chain, text: func(c int) string {
 		return fmt.Sprintf("gibbsrt: SetLinear: chain %d's mean shift Q⁻¹·h is not finite (its h overflows the dtype through Q⁻¹, or is not finite); the linear term is unchanged", c)
 	}}
 }

@@ -14,9 +14,20 @@ import (
 
 // chainError is an error about one chain of a call. Multi advances chain
 // by its shard's first chain, in place: each is made fresh for its call.
+// ran says that the call's kernels ran to the end and flagged the chain:
+// the other chains hold their results, which a call on host slices must
+// still copy back (Sampler.onHost).
 type chainError struct {
 	chain int
 	text  func(chain int) string
+	ran   bool
+}
+
+// ranError reports whether err is about a chain flagged by kernels that
+// ran to the end (chainError.ran).
+func ranError(err error) bool {
+	var ce *chainError
+	return errors.As(err, &ce) && ce.ran
 }
 
 func (e *chainError) Error() string { return e.text(e.chain) }

@@ -520,14 +520,18 @@ func (s *Sampler[T]) onHost(x []T, launch func(l cuda.Locked, p cuda.DevicePtr) 
 			return err
 		}
 		copy(unsafe.Slice((*T)(buf.Host), len(x)), x)
-		if err := launch(l, buf.Device); err != nil {
-			return err
+		// A chain flagged by kernels that ran (ranError) leaves the other
+		// chains' results in the buffer: they are copied back with the
+		// error, as the twin leaves them.
+		flagged := launch(l, buf.Device)
+		if flagged != nil && !ranError(flagged) {
+			return flagged
 		}
 		if err := l.StreamSynchronize(s.stream); err != nil {
 			return err
 		}
 		copy(x, unsafe.Slice((*T)(buf.Host), len(x)))
-		return nil
+		return flagged
 	})
 }
 

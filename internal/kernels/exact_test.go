@@ -97,6 +97,18 @@ func TestChooseExact(t *testing.T) {
 	if got := ChooseExact(Shape{Dim: 32, Chains: 1 << 20, DType: Float64}, []*Kernel{tiled, chain, model}); got != tiled {
 		t.Errorf("ChooseExact(float64, with the per-model kernel) = %v, want %s", got.Name, tiled.Name)
 	}
+	// The GEMM-shaped kernel in float64 and beyond dim 512 in float32
+	// (run 37), where the module has it; the tiled kernel below that.
+	gemm := Named("gibbs_exact_gemm")
+	for _, c := range []struct {
+		dim  int
+		dt   DType
+		want *Kernel
+	}{{128, Float32, tiled}, {256, Float32, tiled}, {512, Float32, tiled}, {513, Float32, gemm}, {1024, Float32, gemm}, {65, Float64, gemm}, {1024, Float64, gemm}} {
+		if got := ChooseExact(Shape{Dim: c.dim, Chains: 4096, DType: c.dt}, []*Kernel{tiled, gemm}); got != c.want {
+			t.Errorf("ChooseExact(%s dim %d) = %v, want %s", c.dt, c.dim, got.Name, c.want.Name)
+		}
+	}
 	if got := ChooseExact(Shape{Dim: 8}, []*Kernel{sweep}); got != nil {
 		t.Errorf("ChooseExact without exact kernels = %v", got.Name)
 	}

@@ -735,13 +735,17 @@ var table = []Kernel{
 		// before its stores); on sm_80 at dim 1024 about eight loads a
 		// slab of 512 fmas a thread read them back.
 		Spills: func(int, DType) map[string]int { return map[string]int{"gibbs_exact_gemm": 128} },
-		// Not yet run on a GPU (written in a session without a device,
-		// checked against the twin in the host emulation only): Auto
-		// never picks it until a benchmark says where it wins; the GPU
-		// suites and the bench run it by name (gibbstest.SetExactKernel).
-		AutoRank: 9,
-		Prefer:   func(Shape) bool { return false },
-		AutoDoc:  "never yet: not timed on a GPU (run by name only)",
+		// Run 37 (docs/log/BENCHMARKS-runs.md; H100, µs a draw, this
+		// kernel against gibbs_exact, both checked bit for bit by the GPU
+		// suites): float32 dim 128 at 1,048,576 chains 1982/1474, dim
+		// 256 at 65,536 373.1/292.8, dim 1024 at 4096 247.2/517.7;
+		// float64 dim 128 at 1,048,576 2613/2837, dim 1024 at 4096
+		// 369.9/806.6. Other dims were not measured: in float32 it is
+		// preferred where gibbs_exact's own shape changes (beyond dim 512,
+		// 32 chains a group), in float64 from its first dim.
+		AutoRank: 0,
+		Prefer:   func(s Shape) bool { return s.DType == Float64 || s.Dim > 512 },
+		AutoDoc:  "in float64, and beyond dim 512 in float32 (faster than the tiled kernel at float64 dims 128 and 1024 and float32 dim 1024; slower at float32 dims 128 and 256)",
 	},
 	{
 		Name: "gibbs_philox", Role: Philox, Block: "kernel_philox",
