@@ -226,7 +226,10 @@ func TestEndToEnd(t *testing.T) {
 	}
 	for _, step := range [][]string{
 		append([]string{"vet"}, pkgs...),
-		append([]string{"test", "-count=1"}, pkgs...),
+		// The dim-1024 package's twin suites take about ten minutes of a
+		// 2-core machine shared with the others: above go test's default
+		// limit per package, so the limit is the gen test's own share.
+		append([]string{"test", "-count=1", "-timeout=25m"}, pkgs...),
 	} {
 		cmd := exec.Command("go", step...)
 		out, err := cmd.CombinedOutput()

@@ -284,7 +284,7 @@ func Precision[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	rng := rand.New(rand.NewPCG(uint64(h.Dim), 33))
 	for _, m := range targetsFor(h.Dim, rng) {
 		t.Run(m.Name, func(t *testing.T) {
-			CheckPrecisionDistribution[T](t, m, h.reference(t, m), cpuChains(4000, h.Dim, 256), rng)
+			CheckPrecisionDistribution[T](t, m, h.reference(t, m), cpuChains(4000, h.Dim, 128), rng)
 		})
 	}
 }
