@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
 // The matrix form (gibbsrt.FormMatrix) has suites of its own: the other
@@ -129,7 +130,7 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 		ref := setUp(t, matrixSchemes[0], m)
 		// Enough chains that the exact kernels' blocks each run several
 		// work items, beside the twin's batches.
-		batches := append(twinBatches(d), exactLoopChains(d))
+		batches := append(twinBatches(d), kernels.ExactLoopChains(d))
 		wants := make(map[int][]T)
 		// Each exact-draw kernel of the module, then the runtime's choice.
 		have, err := SetExactKernel(g, "")
@@ -200,21 +201,4 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 	if err := g.SetScheme(gibbsrt.Plain); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// exactLoopChains returns a batch at which the exact kernels' blocks each
-// run several work items on any device of up to 132 multiprocessors: each
-// grid is MinBlocks blocks a multiprocessor, and a work item a group of BM
-// chains and a tile (gibbs_exact) or a pair of tiles (gibbs_exact_gemm);
-// kernels.TestExactLoopChains checks these counts against every dim's
-// shapes. Smaller beyond dim 64, where the twin's draws cost dim² a chain;
-// not a multiple of a group.
-func exactLoopChains(dim int) int {
-	switch {
-	case dim <= largeDim:
-		return 600_003
-	case dim <= 256:
-		return 40_003
-	}
-	return 20_003
 }

@@ -256,3 +256,21 @@ func exactGemmGeometry(dim int, dt DType) Geometry {
 	return Geometry{Unit: "chains", PerBlock: s.BM, Threads: s.Threads, Tiles: s.Pairs, PerSM: s.MinBlocks, Loops: true,
 		Note: fmt.Sprintf("a thread per %d chains × %d coordinates, %d coordinates a tile, two tiles a work item", s.TM, s.TN, s.BN)}
 }
+
+// ExactLoopChains returns a batch at which every exact kernel's blocks
+// each run several work items on any device of up to 132 multiprocessors
+// (the GPU suites draw it, so that each block's loop runs): each grid is
+// MinBlocks blocks a multiprocessor, and a work item a group of BM chains
+// and a tile (gibbs_exact) or a pair of tiles (gibbs_exact_gemm).
+// TestExactLoopChains checks it against every dim's shapes. Smaller beyond
+// dim 64, where the twin's draws cost dim² a chain; not a multiple of a
+// group.
+func ExactLoopChains(dim int) int {
+	switch {
+	case dim <= 64:
+		return 600_003
+	case dim <= 256:
+		return 40_003
+	}
+	return 20_003
+}

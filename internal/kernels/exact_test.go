@@ -33,22 +33,13 @@ func TestExactShape(t *testing.T) {
 	}
 }
 
-// TestExactLoopChains: at gibbstest.exactLoopChains's batch for each dim,
-// every exact kernel that loops has more work items than a full grid holds
-// on 132 multiprocessors, so that the GPU suites run each block's loop.
+// TestExactLoopChains: at ExactLoopChains's batch for each dim, every
+// exact kernel that loops has more work items than a full grid holds on
+// 132 multiprocessors, so that the GPU suites run each block's loop.
 func TestExactLoopChains(t *testing.T) {
-	loopChains := func(dim int) int { // gibbstest.exactLoopChains
-		switch {
-		case dim <= 64:
-			return 600_003
-		case dim <= 256:
-			return 40_003
-		}
-		return 20_003
-	}
 	for _, dt := range []DType{Float32, Float64} {
 		for dim := 1; dim <= TileMaxDim; dim++ {
-			b := loopChains(dim)
+			b := ExactLoopChains(dim)
 			s := ExactShapeOf(dim, dt)
 			if items := (b + s.BM - 1) / s.BM * s.Tiles; items <= 132*s.MinBlocks {
 				t.Fatalf("%s dim %d: gibbs_exact: %d work items at %d chains", dt, dim, items, b)
