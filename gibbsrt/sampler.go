@@ -112,11 +112,14 @@ func (s *Sampler[T]) load() error {
 		return err
 	}
 	s.mod = mod
+	var held []*kernels.Kernel
+kernelLoop:
 	for _, k := range s.kernels {
 		if k.PTX { // compiled per model, from SetModel on
 			if k.Role == kernels.Sweep {
 				s.have = append(s.have, k.Strategy)
 			}
+			held = append(held, k)
 			continue
 		}
 		g := k.Launch(s.m.Dim, dtypeOf[T]())
@@ -126,7 +129,18 @@ func (s *Sampler[T]) load() error {
 			if err != nil {
 				return err
 			}
-			if g.Shared > 0 { // with the static tables, past the default 48 KB
+			if g.Shared > 0 && k.Role == kernels.Exact {
+				// An exact-draw kernel whose shared memory the device
+				// cannot give a block is left out: the others draw the
+				// same bits.
+				ok, err := s.ctx.AllowDynamicShared(f, g.Shared)
+				if err != nil {
+					return fmt.Errorf("gibbsrt: kernel %s: %w", name, err)
+				}
+				if !ok {
+					continue kernelLoop
+				}
+			} else if g.Shared > 0 { // with the static tables, past the default 48 KB
 				if err := s.ctx.SetMaxDynamicShared(f, g.Shared); err != nil {
 					return fmt.Errorf("gibbsrt: kernel %s: %w", name, err)
 				}
@@ -141,7 +155,9 @@ func (s *Sampler[T]) load() error {
 		if k.Role == kernels.Sweep {
 			s.have = append(s.have, k.Strategy)
 		}
+		held = append(held, k)
 	}
+	s.kernels = held
 	return nil
 }
 

@@ -274,3 +274,85 @@ func ExactLoopChains(dim int) int {
 	}
 	return 20_003
 }
+
+// The resident-triangle exact kernel (gibbs_exact_tri) computes the same
+// draws, bit for bit, with the whole lower triangle of N held in shared
+// memory for the block's life and a group's normals drawn before its sums:
+// no barrier inside the sums, no slab of N reloaded per group. A block
+// runs groups of BM chains: its threads first draw every normal of the
+// group (a thread 16 Philox groups) into shared memory, then, after one
+// barrier, each warp runs over the positions its coordinates need, reading
+// normals and rows of N from shared memory, with no barrier until the
+// group ends. A thread's register tile is 8 chains by 8 coordinates: 4
+// from the low half of the padded coordinates (4·tx..) and 4 mirrored from
+// the high half (DP-4-4·tx..), so that every warp sums about the same
+// number of terms (a warp of the low coordinates alone would sum few, one
+// of the high ones many, and the group would wait on the longest). Each
+// output keeps the twin's order: c[i], then p = 0, 1, ..., i; a slab of 8
+// positions holding one of the warp's coordinates predicates each fma on
+// p ≤ i, the slabs before it count in full, those after are skipped.
+
+// ExactTriDims are the dims the resident-triangle kernel is generated
+// for, in float32 only: from the first dim past the chain-per-thread
+// kernels to the largest whose triangle and group of normals fit one
+// block's shared memory on sm_90 (227 KB). In float64 a thread's 64 sums
+// would take 128 registers alone.
+const (
+	ExactTriMinDim = 65
+	ExactTriMaxDim = 256
+)
+
+// exactTriSharedTwo is the dynamic shared memory a block may take so that
+// two blocks, each with the normal table's 8 KB and the 1 KB the driver
+// keeps, fit the 228 KB of an sm_90 multiprocessor; exactTriSharedOne so
+// that one does, within the 227 KB a block may opt in to.
+const (
+	exactTriSharedTwo = 104 << 10
+	exactTriSharedOne = 218 << 10
+)
+
+// ExactTriShape is the resident-triangle exact kernel's shape for a dim.
+type ExactTriShape struct {
+	TY, TX    int // threads along chains (fastest in the block) and along coordinates, 8 coordinates each
+	Threads   int // TY·TX
+	BM        int // chains a group: 8·TY
+	DP        int // coordinates padded: 8·TX, a multiple of 16 that two halves of whole warps cover
+	NPack     int // elements of the packed triangle: row p holds coordinates (p & ~7) to DP-1
+	Shared    int // dynamic shared memory: the packed triangle and BM·DP normals, bytes
+	MinBlocks int // blocks a multiprocessor holds (__launch_bounds__): 2 where they fit, else 1
+}
+
+// ExactTriShapeOf returns the resident-triangle kernel's shape: 16
+// threads along chains (groups of 128), two blocks a multiprocessor where
+// they fit (to dim 128), else one; beyond dim 192, 8 threads along chains
+// (groups of 64, one block).
+func ExactTriShapeOf(dim int) ExactTriShape {
+	s := exactTriShape(dim, 16)
+	if s.Shared > exactTriSharedTwo {
+		s.MinBlocks = 1
+	}
+	if s.Shared > exactTriSharedOne {
+		s = exactTriShape(dim, 8)
+		s.MinBlocks = 1
+	}
+	return s
+}
+
+func exactTriShape(dim, ty int) ExactTriShape {
+	wtx := 32 / ty // threads along coordinates a warp spans
+	tx := ((dim+7)/8 + 2*wtx - 1) / (2 * wtx) * (2 * wtx)
+	s := ExactTriShape{TY: ty, TX: tx, Threads: ty * tx, BM: 8 * ty, DP: 8 * tx, MinBlocks: 2}
+	slabs := s.DP / 8
+	s.NPack = 8 * (s.DP*slabs - 4*slabs*(slabs-1))
+	s.Shared = 4 * (s.NPack + s.DP*s.BM)
+	return s
+}
+
+// exactTriGeometry is the resident-triangle kernel's launch: BM chains a
+// group, the grid the MinBlocks blocks a multiprocessor holds, each
+// looping over its groups.
+func exactTriGeometry(dim int, _ DType) Geometry {
+	s := ExactTriShapeOf(dim)
+	return Geometry{Unit: "chains", PerBlock: s.BM, Threads: s.Threads, Shared: s.Shared, PerSM: s.MinBlocks, Loops: true,
+		Note: fmt.Sprintf("a thread per 8 chains × 8 coordinates (4 low, 4 mirrored high), the triangle of N resident in shared memory, %d coordinates padded", s.DP)}
+}

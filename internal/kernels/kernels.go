@@ -748,6 +748,26 @@ var table = []Kernel{
 		AutoDoc:  "in float64, and beyond dim 512 in float32 (faster than the tiled kernel at float64 dims 128 and 1024 and float32 dim 1024; slower at float32 dims 128 and 256)",
 	},
 	{
+		Name: "gibbs_exact_tri", Role: Exact, Block: "kernel_exact_tri", With: Matrix,
+		Doc:        "exact draws as gibbs_exact, bit for bit, with the lower triangle of N resident in shared memory: kernels.ExactTriShape: a block loops over groups of BM chains, draws every normal of a group into shared memory, then each warp sums the positions its coordinates need with no barrier until the group's outputs are stored; a thread holds 8 chains by 8 coordinates in registers, 4 from the low half of the padded coordinates and 4 mirrored from the high half, so that the warps' sums are alike in length",
+		Params:     exactParams,
+		GeometryOf: exactTriGeometry,
+		Symbols:    []string{SymbolMatN, SymbolMatC},
+		Shape:      func(dim int, _ DType) any { return ExactTriShapeOf(dim) },
+		Dims:       map[DType]int{Float32: ExactTriMaxDim},
+		MinDim:     ExactTriMinDim,
+		// ptxas (nvcc 11.8) keeps a few of a group's scalars in local
+		// memory at some dims (dim 200 on sm_90: 12 bytes stored, 20
+		// loaded, at 128 registers).
+		Spills: func(int, DType) map[string]int { return map[string]int{"gibbs_exact_tri": 64} },
+		// Its dynamic shared memory (67.5 to 213.5 KB) is more than
+		// sm_75 and sm_86 give a block: there the runtime leaves it out
+		// (gibbsrt.Sampler.load) and Auto chooses among the others.
+		AutoRank: 0,
+		Prefer:   func(Shape) bool { return false },
+		AutoDoc:  "never yet: not run on a GPU (run by name in the suites and the bench)",
+	},
+	{
 		Name: "gibbs_philox", Role: Philox, Block: "kernel_philox",
 		Doc: "test entry point: Philox4x32-10 of in[6t..6t+5] = (ctr0..3, key0..1) into out[4t..4t+3]",
 		Params: []Param{
