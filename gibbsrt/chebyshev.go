@@ -48,13 +48,7 @@ func (r *Reference[T]) Chebyshev() (mixing.Chebyshev, error) {
 func (s *Sampler[T]) SweepChebyshevDevice(x, prev *DeviceState[T], first, iterations int, st Stream) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.check(); err != nil {
-		return err
-	}
-	if err := s.own(x); err != nil {
-		return err
-	}
-	if err := s.own(prev); err != nil {
+	if err := s.check(x, prev); err != nil {
 		return err
 	}
 	if x == prev {

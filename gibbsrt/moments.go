@@ -245,18 +245,11 @@ func (s *Sampler[T]) SweepMoments(x []T, sweeps int, st Stream, tr Trace) (*mcst
 		}
 		return mcstat.NewMoments(sh.cols)
 	}
-	t, err := s.NewDeviceTrace(tr, chains, n)
+	t, err := s.sweepHostTraced(x, sweeps, st, tr, chains, n)
 	if err != nil {
 		return nil, err
 	}
 	defer t.Free()
-	s.mu.Lock()
-	err = s.sweepHost(x, sweeps, st, t.args(), chebArgs{})
-	t.records = n
-	s.mu.Unlock()
-	if err != nil {
-		return nil, err
-	}
 	return s.TraceMoments(t)
 }
 

@@ -438,9 +438,22 @@ func (s *Sampler[T]) chooseFor(chains, sweeps int, e kernels.Entry) Strategy {
 	return kernels.Choose(kernels.Shape{Dim: s.m.Dim, Chains: chains, Sweeps: sweeps, Multiprocessors: s.sms, Ext: e == kernels.EntryExt}, have)
 }
 
-// check is the common prologue of every launch: open, model set, and a
-// strategy set with SetStrategy that runs the scheme's form.
-func (s *Sampler[T]) check() error {
+// check is the common prologue of every launch: open, model set, a
+// strategy set with SetStrategy that runs the scheme's form, and the
+// device states xs the launch uses live and the sampler's (own).
+func (s *Sampler[T]) check(xs ...*DeviceState[T]) error {
+	if err := s.checkRun(); err != nil {
+		return err
+	}
+	for _, x := range xs {
+		if err := s.own(x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Sampler[T]) checkRun() error {
 	if s.closed {
 		return ErrClosed
 	}
@@ -467,6 +480,25 @@ func (s *Sampler[T]) Sweep(x []T, sweeps int, st Stream) error {
 	return s.sweepHost(x, sweeps, st, traceArgs{}, chebArgs{})
 }
 
+// sweepHostTraced sweeps the host chains x, recording n records as tr
+// says into a device trace made for the call, which it returns for the
+// caller to read and free.
+func (s *Sampler[T]) sweepHostTraced(x []T, sweeps int, st Stream, tr Trace, chains, n int) (*DeviceTrace[T], error) {
+	t, err := s.NewDeviceTrace(tr, chains, n)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	err = s.sweepHost(x, sweeps, st, t.args(), chebArgs{})
+	t.records = n
+	s.mu.Unlock()
+	if err != nil {
+		t.Free()
+		return nil, err
+	}
+	return t, nil
+}
+
 // SweepTrace is Sweep that also records states as tr says into out (see
 // Trace for the layout), and returns the number of records. out must hold
 // them all. The records go through a device buffer made for the call; for
@@ -490,18 +522,11 @@ func (s *Sampler[T]) SweepTrace(x []T, sweeps int, st Stream, tr Trace, out []T)
 	if n == 0 {
 		return 0, s.Sweep(x, sweeps, st)
 	}
-	t, err := s.NewDeviceTrace(tr, chains, n)
+	t, err := s.sweepHostTraced(x, sweeps, st, tr, chains, n)
 	if err != nil {
 		return 0, err
 	}
 	defer t.Free()
-	s.mu.Lock()
-	err = s.sweepHost(x, sweeps, st, t.args(), chebArgs{})
-	t.records = n
-	s.mu.Unlock()
-	if err != nil {
-		return 0, err
-	}
 	return n, t.Download(out[:sh.size(n)])
 }
 
@@ -711,10 +736,7 @@ func (s *Sampler[T]) SweepDevice(x *DeviceState[T], sweeps int, st Stream) error
 func (s *Sampler[T]) sweepDevice(x *DeviceState[T], sweeps int, st Stream, t *DeviceTrace[T]) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.check(); err != nil {
-		return err
-	}
-	if err := s.own(x); err != nil {
+	if err := s.check(x); err != nil {
 		return err
 	}
 	if _, err := checkSweepArgs(s.m.Dim, x.chains*s.m.Dim, sweeps, st); err != nil {
