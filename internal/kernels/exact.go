@@ -280,7 +280,7 @@ func ExactLoopChains(dim int) int {
 // memory for the block's life and a group's normals drawn before its sums:
 // no barrier inside the sums, no slab of N reloaded per group. A block
 // runs groups of BM chains: its threads first draw every normal of the
-// group (a thread 16 Philox groups) into shared memory, then, after one
+// group (BM·DP/4 Philox groups in turn) into shared memory, then, after one
 // barrier, each warp runs over the positions its coordinates need, reading
 // normals and rows of N from shared memory, with no barrier until the
 // group ends. A thread's register tile is 8 chains by 8 coordinates: 4

@@ -47,6 +47,12 @@ func TestExactLoopChains(t *testing.T) {
 			if dim < ExactGemmMinDim {
 				continue
 			}
+			if dt == Float32 && dim <= ExactTriMaxDim {
+				r := ExactTriShapeOf(dim)
+				if groups := (b + r.BM - 1) / r.BM; groups <= 132*r.MinBlocks {
+					t.Fatalf("dim %d: gibbs_exact_tri: %d groups at %d chains", dim, groups, b)
+				}
+			}
 			g := ExactGemmShapeOf(dim, dt)
 			if items := (b + g.BM - 1) / g.BM * g.Pairs; items <= 132*g.MinBlocks {
 				t.Fatalf("%s dim %d: gibbs_exact_gemm: %d work items at %d chains", dt, dim, items, b)
@@ -102,5 +108,31 @@ func TestChooseExact(t *testing.T) {
 	}
 	if got := ChooseExact(Shape{Dim: 8}, []*Kernel{sweep}); got != nil {
 		t.Errorf("ChooseExact without exact kernels = %v", got.Name)
+	}
+}
+
+// TestExactTriShape: at every dim of gibbs_exact_tri the padded
+// coordinates cover the dim in two halves of whole warps, the shared memory fits sm_90's 227 KB a block with
+// the normal table's 8 KB (two blocks a multiprocessor where MinBlocks
+// says so), and the packed triangle holds every row from its slab.
+func TestExactTriShape(t *testing.T) {
+	for dim := ExactTriMinDim; dim <= ExactTriMaxDim; dim++ {
+		s := ExactTriShapeOf(dim)
+		wtx := 32 / s.TY
+		switch {
+		case s.DP < dim || s.DP != 8*s.TX || s.BM != 8*s.TY || s.Threads != s.TX*s.TY || s.Threads > 1024:
+			t.Fatalf("dim %d: %+v", dim, s)
+		case s.TX%(2*wtx) != 0:
+			t.Fatalf("dim %d: %d threads along coordinates are not two halves of whole warps (%d a warp)", dim, s.TX, wtx)
+		case s.Shared+(8<<10) > 227<<10 || s.MinBlocks == 2 && 2*(s.Shared+(9<<10)) > 228<<10:
+			t.Fatalf("dim %d: %d bytes of shared memory, %d blocks a multiprocessor", dim, s.Shared, s.MinBlocks)
+		}
+		n := 0
+		for p := 0; p < s.DP; p++ {
+			n += s.DP - p&^7
+		}
+		if n != s.NPack {
+			t.Fatalf("dim %d: the packed triangle has %d elements, NPack %d", dim, n, s.NPack)
+		}
 	}
 }
