@@ -68,10 +68,7 @@ func familyOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec) {
 		{"diagonal", &gibbsrt.Precision[T]{Diag: full.Diag}, h},
 	}
 	st := gibbsrt.Stream{Seed: 0x5eed, Sweep: 1<<40 + 3, Chain: 1<<33 + 5}
-	x0 := make([]T, chains*dim)
-	for i := range x0 {
-		x0[i] = T(4 * rng.NormFloat64())
-	}
+	x0 := gibbstest.RandomState[T](rng, chains*dim, 4)
 	k := kernels.Named("gibbs_family")
 	g := k.Launch(dim, s.dtype())
 	d := &emuDevice{m: m}
@@ -164,10 +161,7 @@ func familyExactOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec) {
 	chains, badChain := 300, 123
 	full, h := gibbstest.Precisions[T](model, chains, rng)
 	st := gibbsrt.Stream{Seed: 0x5eed, Sweep: 1<<40 + 3, Chain: 1<<33 + 5}
-	x0 := make([]T, chains*dim)
-	for i := range x0 {
-		x0[i] = T(4 * rng.NormFloat64())
-	}
+	x0 := gibbstest.RandomState[T](rng, chains*dim, 4)
 	k := kernels.Named("gibbs_family_exact")
 	g := k.Launch(dim, s.dtype())
 	d := &emuDevice{m: m}

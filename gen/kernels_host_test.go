@@ -105,10 +105,7 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 			var starts [][]T
 			for _, r := range runs {
 				tr := gibbsrt.Trace{Thin: 2, FirstChain: min(1, r.chains-1), Coords: []int{0, 3, 4}}
-				x0 := make([]T, r.chains*dim)
-				for i := range x0 {
-					x0[i] = T(4 * rng.NormFloat64())
-				}
+				x0 := gibbstest.RandomState[T](rng, r.chains*dim, 4)
 				starts = append(starts, x0)
 				x := d.Upload(x0)
 				d.Launch(r.k.Name, emuGrid(r.k.Launch(dim, s.dtype()), kernels.EntryPlain, r.chains), r.k.Launch(dim, s.dtype()).Threads,

@@ -101,10 +101,7 @@ func linearOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large boo
 			sweepers = append(sweepers, k)
 		}
 	}
-	x0 := make([]T, n)
-	for i := range x0 {
-		x0[i] = T(4 * rng.NormFloat64())
-	}
+	x0 := gibbstest.RandomState[T](rng, n, 4)
 	for _, k := range sweepers {
 		g := k.Launch(dim, dt)
 		x := d.Upload(x0)

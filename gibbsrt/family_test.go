@@ -89,10 +89,7 @@ func oracleTwin[T gibbsrt.Float](t *testing.T, d int, seed uint64) (*rand.Rand, 
 func conditionals[T gibbsrt.Float](t *testing.T, d int, eps float64) {
 	rng, m, r, p, h := oracleTwin[T](t, d, 35)
 	chains := len(p.Scales) / (1 + len(p.Members))
-	x := make([]T, chains*d)
-	for i := range x {
-		x[i] = T(5 * rng.NormFloat64())
-	}
+	x := gibbstest.RandomState[T](rng, chains*d, 5)
 	x0 := slices.Clone(x)
 	st := gibbsrt.Stream{Seed: 77, Sweep: 5, Chain: 1 << 40}
 	if err := r.Sweep(x, 1, st); err != nil {
@@ -171,10 +168,7 @@ func TestPrecisionErrors(t *testing.T) {
 	if err := r.SetPrecision(good); err != nil {
 		t.Fatal(err)
 	}
-	x0 := make([]float32, chains*d)
-	for i := range x0 {
-		x0[i] = float32(rng.NormFloat64())
-	}
+	x0 := gibbstest.RandomState[float32](rng, chains*d, 1)
 	want := slices.Clone(x0)
 	st := gibbsrt.Stream{Seed: 3}
 	if err := r.Sweep(want, 2, st); err != nil {

@@ -234,10 +234,7 @@ func TestLinearSweepMomentsState(t *testing.T) {
 	if err := r.SetLinear(h); err != nil {
 		t.Fatal(err)
 	}
-	x := make([]float32, chains*d)
-	for i := range x {
-		x[i] = float32(rng.NormFloat64())
-	}
+	x := gibbstest.RandomState[float32](rng, chains*d, 1)
 	st := gibbsrt.Stream{Seed: 4, Sweep: 1}
 	want, got := slices.Clone(x), slices.Clone(x)
 	if err := r.Sweep(want, 7, st); err != nil {

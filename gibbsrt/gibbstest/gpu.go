@@ -284,10 +284,7 @@ func (e gpuEnv[T]) noiseInjection(t *testing.T) {
 	const sweeps = 3
 	chains := cpuChains(4096, d, 64)
 	x0 := randomState[T](rng, chains, d)
-	noise := make([]T, sweeps*d*chains)
-	for i := range noise {
-		noise[i] = T(rng.NormFloat64())
-	}
+	noise := RandomState[T](rng, sweeps*d*chains, 1)
 	want := append([]T(nil), x0...)
 	if err := ref.SweepNoise(want, noise, sweeps); err != nil {
 		t.Fatal(err)

@@ -275,3 +275,13 @@ func SweepMatrix(q *mat.SymDense) *mat.Dense {
 	}
 	return &g
 }
+
+// RandomState returns n values scale·z, each z a standard normal drawn from
+// rng in turn: a start state, or noise, for the tests.
+func RandomState[T gibbsrt.Float](rng *rand.Rand, n int, scale float64) []T {
+	x := make([]T, n)
+	for i := range x {
+		x[i] = T(scale * rng.NormFloat64())
+	}
+	return x
+}

@@ -34,10 +34,7 @@ func (h Harness[T]) reference(t testing.TB, m Model) *gibbsrt.Reference[T] {
 
 // randomState returns chains×dim values in about [-4, 4], never all zero.
 func randomState[T gibbsrt.Float](rng *rand.Rand, chains, dim int) []T {
-	x := make([]T, chains*dim)
-	for i := range x {
-		x[i] = T(4 * rng.NormFloat64())
-	}
+	x := RandomState[T](rng, chains*dim, 4)
 	return x
 }
 
@@ -238,10 +235,7 @@ func checkUpdateFormula[T gibbsrt.Float](t *testing.T, h Harness[T], m Model, rn
 	q := m.Rows()
 	r := h.reference(t, m)
 	x0 := randomState[T](rng, chains, d)
-	noise := make([]T, d*chains)
-	for i := range noise {
-		noise[i] = T(rng.NormFloat64())
-	}
+	noise := RandomState[T](rng, d*chains, 1)
 	x := append([]T(nil), x0...)
 	if err := r.SweepNoise(x, noise, 1); err != nil {
 		t.Fatal(err)
