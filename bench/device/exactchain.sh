@@ -10,15 +10,9 @@ set -uo pipefail
 out=${OUT:-/tmp}/logs
 rm -rf "$out"
 source "$(dirname "$0")/lib.sh"
-packages=${PACKAGES:-out/gibbs32,out/gibbs64,bin/_gibbs32f64}
-run bench bin/gibbsbench -dims none -packages "$packages" -batches "${BATCHES:-4096,65536,1048576}" -sweeps 1 -calls 0 \
-  -model-batches none -check-chains 64 -repeats 20 -json "$out/bench.json"
+bench_packages "${BATCHES:-4096,65536,1048576}" 1 20
 PYTHONUNBUFFERED=1 run torch python3 bench/peers/torch_peers.py -json "$out/torch.json"
-if [ "${NCU:-1}" = 1 ]; then
-  for p in ${NCU_PACKAGES:-out/gibbs32 out/gibbs64}; do
-    ncu_kernels "$(basename "$p")" "${NCU_KERNEL:-gibbs_exact_chain}" 1 1 "$p"
-  done
-fi
+ncu_packages "out/gibbs32 out/gibbs64" "${NCU_KERNEL:-gibbs_exact_chain}" 1 1
 suites=${SUITES:-'TestGPUMatrix$|TestGPUAPI$|TestGPUChains$'}
 gpu_suites "$suites"
 echo "== exact draws (µs a draw of every chain)"

@@ -30,6 +30,17 @@ ncu_kernels() {  # ncu_kernels NAME REGEX SKIP COUNT PACKAGE: ncu of the kernels
     --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
     bin/gibbsbench -dims none -packages "$5" -batches 1048576 -sweeps 1 -calls 0 -model-batches none -check-chains 64 -repeats 2 -warmup 1
 }
+bench_packages() {  # bench_packages BATCHES SWEEPS REPEATS: the bench's rows of PACKAGES (default out/gibbs32,out/gibbs64,bin/_gibbs32f64) into $out/bench.json
+  run bench bin/gibbsbench -dims none -packages "${PACKAGES:-out/gibbs32,out/gibbs64,bin/_gibbs32f64}" -batches "$1" -sweeps "$2" -calls 0 \
+    -model-batches none -check-chains 64 -repeats "$3" -json "$out/bench.json"
+}
+ncu_packages() {  # ncu_packages DEFAULT REGEX SKIP COUNT: unless NCU=0, ncu_kernels of REGEX in each of NCU_PACKAGES (default DEFAULT)
+  [ "${NCU:-1}" = 1 ] || return 0
+  local p
+  for p in ${NCU_PACKAGES:-$1}; do
+    ncu_kernels "$(basename "$p")" "$2" "$3" "$4" "$p"
+  done
+}
 ncu_report() {  # ncu_report: the main figures of each ncu log under $out
   local f
   echo "== ncu"

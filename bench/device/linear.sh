@@ -11,14 +11,8 @@ set -uo pipefail
 out=${OUT:-/tmp}/logs
 rm -rf "$out"
 source "$(dirname "$0")/lib.sh"
-packages=${PACKAGES:-out/gibbs32,out/gibbs64,bin/_gibbs32f64}
-run bench bin/gibbsbench -dims none -packages "$packages" -batches "${BATCHES:-4096,1048576}" -sweeps "${SWEEPS:-1,100}" -calls 0 \
-  -model-batches none -check-chains 64 -repeats "${REPEATS:-10}" -json "$out/bench.json"
-if [ "${NCU:-1}" = 1 ]; then
-  for p in ${NCU_PACKAGES:-out/gibbs32}; do
-    ncu_kernels "$(basename "$p")" 'gibbs_(linear|shift)' 2 3 "$p"
-  done
-fi
+bench_packages "${BATCHES:-4096,1048576}" "${SWEEPS:-1,100}" "${REPEATS:-10}"
+ncu_packages out/gibbs32 'gibbs_(linear|shift)' 2 3
 suites=${SUITES:-'TestGPULinear$|TestGPUChains$|TestGPUAPI$'}
 gpu_suites "$suites"
 echo "== Auto with and without a linear term (µs a sweep; set-linear: µs a call)"

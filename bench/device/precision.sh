@@ -14,14 +14,8 @@ set -uo pipefail
 out=${OUT:-/tmp}/logs
 rm -rf "$out"
 source "$(dirname "$0")/lib.sh"
-packages=${PACKAGES:-out/gibbs32,out/gibbs64,bin/_gibbs32f64}
-run bench bin/gibbsbench -dims none -packages "$packages" -batches "${BATCHES:-4096,1048576}" -sweeps "${SWEEPS:-1,100}" -calls 0 \
-  -model-batches none -check-chains 64 -repeats "${REPEATS:-10}" -json "$out/bench.json"
-if [ "${NCU:-1}" = 1 ]; then
-  for p in ${NCU_PACKAGES:-out/gibbs32}; do
-    ncu_kernels "$(basename "$p")" 'gibbs_family' 0 2 "$p"
-  done
-fi
+bench_packages "${BATCHES:-4096,1048576}" "${SWEEPS:-1,100}" "${REPEATS:-10}"
+ncu_packages out/gibbs32 gibbs_family 0 2
 suites=${SUITES:-'TestGPUPrecision$|TestGPUChains$|TestGPUAPI$'}
 gpu_suites "$suites"
 regression "${REGRESSION_RUNS:-4096:1 4096:16 65536:1 65536:16}"
