@@ -29,13 +29,17 @@ type Param struct {
 // grid is correct for it; the runtime caps its grid at per_sm blocks per
 // multiprocessor.
 type Grid struct {
-	Units       string `json:"units"`
-	PerBlock    int    `json:"per_block"`
-	Threads     int    `json:"threads"`
-	SharedBytes int    `json:"shared_bytes,omitempty"` // dynamic shared memory per block
-	Tiles       int    `json:"tiles,omitempty"`
-	Loops       bool   `json:"loops,omitempty"`
-	PerSM       int    `json:"per_sm,omitempty"`
+	Units    string `json:"units"`
+	PerBlock int    `json:"per_block"`
+	Threads  int    `json:"threads"`
+	// SharedBytes is the dynamic shared memory per block. Past 48 KB a
+	// host sets the kernel's attribute first; an exact-draw kernel whose
+	// bytes the device cannot give a block is left out (the runtime does
+	// so: another exact-draw kernel draws the same bits).
+	SharedBytes int  `json:"shared_bytes,omitempty"`
+	Tiles       int  `json:"tiles,omitempty"`
+	Loops       bool `json:"loops,omitempty"`
+	PerSM       int  `json:"per_sm,omitempty"`
 	// A Chebyshev launch of the _ext entry point may ask for this much
 	// dynamic shared memory, to keep its iterates there; launched with
 	// less, it keeps them in x and prev.
