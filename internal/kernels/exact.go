@@ -356,3 +356,23 @@ func exactTriGeometry(dim int, _ DType) Geometry {
 	return Geometry{Unit: "chains", PerBlock: s.BM, Threads: s.Threads, Shared: s.Shared, PerSM: s.MinBlocks, Loops: true,
 		Note: fmt.Sprintf("a thread per 8 chains × 8 coordinates (4 low, 4 mirrored high), the triangle of N resident in shared memory, %d coordinates padded", s.DP)}
 }
+
+// ExactTriWaves is the least batch, in waves of gibbs_exact_tri's groups
+// (MinBlocks blocks of BM chains on every multiprocessor), at which Auto
+// prefers it: the last wave's idle blocks then cost at most an eighth.
+const ExactTriWaves = 8
+
+// exactTriPrefer says whether Auto takes gibbs_exact_tri at s: float32 to
+// dim 128, where two blocks share a multiprocessor, and at least
+// ExactTriWaves waves of groups (a device of unknown size counts as 132
+// multiprocessors).
+func exactTriPrefer(s Shape) bool {
+	if s.DType != Float32 || s.Dim > 128 {
+		return false
+	}
+	t, sms := ExactTriShapeOf(s.Dim), s.Multiprocessors
+	if sms <= 0 {
+		sms = 132
+	}
+	return s.Chains >= ExactTriWaves*t.MinBlocks*sms*t.BM
+}

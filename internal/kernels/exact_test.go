@@ -106,6 +106,25 @@ func TestChooseExact(t *testing.T) {
 			t.Errorf("ChooseExact(%s dim %d) = %v, want %s", c.dt, c.dim, got.Name, c.want.Name)
 		}
 	}
+	// The resident-triangle kernel in float32 to dim 128 from 8 waves of
+	// its groups (run 38): 270,336 chains on 132 multiprocessors.
+	tri := Named("gibbs_exact_tri")
+	for _, c := range []struct {
+		dim, chains, sms int
+		want             *Kernel
+	}{
+		{128, 1 << 20, 132, tri}, {72, 1 << 20, 132, tri}, {128, 270_336, 132, tri}, {128, 270_335, 132, tiled},
+		{128, 1 << 20, 0, tri}, {128, 65_536, 132, tiled}, {129, 1 << 20, 132, tiled}, {256, 1 << 20, 132, tiled},
+		{128, 1 << 20, 1 << 10, tiled},
+	} {
+		sh := Shape{Dim: c.dim, Chains: c.chains, Multiprocessors: c.sms, DType: Float32}
+		if got := ChooseExact(sh, []*Kernel{tiled, gemm, tri}); got != c.want {
+			t.Errorf("ChooseExact(%+v) = %v, want %s", sh, got.Name, c.want.Name)
+		}
+	}
+	if got := ChooseExact(Shape{Dim: 128, Chains: 1 << 20, DType: Float64}, []*Kernel{tiled, gemm, tri}); got != gemm {
+		t.Errorf("ChooseExact(float64 dim 128) = %v, want %s", got.Name, gemm.Name)
+	}
 	if got := ChooseExact(Shape{Dim: 8}, []*Kernel{sweep}); got != nil {
 		t.Errorf("ChooseExact without exact kernels = %v", got.Name)
 	}

@@ -765,9 +765,17 @@ var table = []Kernel{
 		// Its dynamic shared memory (67.5 to 213.5 KB) is more than
 		// sm_75 and sm_86 give a block: there the runtime leaves it out
 		// (gibbsrt.Sampler.load) and Auto chooses among the others.
+		// Run 38 (docs/log/BENCHMARKS-runs.md; H200, µs a draw, this
+		// kernel against gibbs_exact, both checked bit for bit by the GPU
+		// suites): dim 72 at 1,048,576 chains 683.5/805.9, dim 128
+		// 980.5/1487.9, dim 200 at 65,536 250.1/260.1, dim 256
+		// 292.8/288.4; a calibration copy at dim 128 and 40,003 chains
+		// (H100) 81.7/76.3, where the last of its two waves of groups
+		// left most blocks idle. So Auto takes it to dim 128 (two blocks
+		// a multiprocessor) once a batch is at least ExactTriWaves waves.
 		AutoRank: 0,
-		Prefer:   func(Shape) bool { return false },
-		AutoDoc:  "never yet: not run on a GPU (run by name in the suites and the bench)",
+		Prefer:   exactTriPrefer,
+		AutoDoc:  "in float32 to dim 128 at batches of at least 8 waves of its groups (1.18 and 1.52 times faster than the tiled kernel at dims 72 and 128, a million chains; within 4% at dims 200 and 256)",
 	},
 	{
 		Name: "gibbs_philox", Role: Philox, Block: "kernel_philox",
