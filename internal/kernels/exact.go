@@ -292,8 +292,8 @@ func ExactLoopChains(dim int) int {
 // positions holding one of the warp's coordinates predicates each fma on
 // p ≤ i, the slabs before it count in full, those after are skipped.
 
-// ExactTriDims are the dims the resident-triangle kernel is generated
-// for, in float32 only: from the first dim past the chain-per-thread
+// ExactTriMinDim and ExactTriMaxDim bound the dims the resident-triangle
+// kernel is generated for, in float32 only: from the first dim past the chain-per-thread
 // kernels to the largest whose triangle and group of normals fit one
 // block's shared memory on sm_90 (227 KB). In float64 a thread's 64 sums
 // would take 128 registers alone.
@@ -324,7 +324,7 @@ type ExactTriShape struct {
 
 // ExactTriShapeOf returns the resident-triangle kernel's shape: 16
 // threads along chains (groups of 128), two blocks a multiprocessor where
-// they fit (to dim 128), else one; beyond dim 192, 8 threads along chains
+// they fit (to dim 128), else one; beyond dim 224, 8 threads along chains
 // (groups of 64, one block).
 func ExactTriShapeOf(dim int) ExactTriShape {
 	s := exactTriShape(dim, 16)
@@ -362,15 +362,18 @@ func exactTriGeometry(dim int, _ DType) Geometry {
 // prefers it: the last wave's idle blocks then cost at most an eighth.
 const ExactTriWaves = 8
 
-// exactTriPrefer says whether Auto takes gibbs_exact_tri at s: float32 to
-// dim 128, where two blocks share a multiprocessor, and at least
+// exactTriPrefer says whether Auto takes gibbs_exact_tri at s: float32
+// where two blocks share a multiprocessor (to dim 128), and at least
 // ExactTriWaves waves of groups (a device of unknown size counts as 132
 // multiprocessors).
 func exactTriPrefer(s Shape) bool {
-	if s.DType != Float32 || s.Dim > 128 {
+	if s.DType != Float32 || s.Dim < ExactTriMinDim || s.Dim > ExactTriMaxDim {
 		return false
 	}
 	t, sms := ExactTriShapeOf(s.Dim), s.Multiprocessors
+	if t.MinBlocks < 2 {
+		return false
+	}
 	if sms <= 0 {
 		sms = 132
 	}
