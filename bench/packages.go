@@ -162,20 +162,17 @@ func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsimpl.Module, 
 					ds.Free()
 					return fmt.Errorf("%s, B=%d, %d sweeps: %w", k, batch, sweeps, err)
 				}
-				r := PackageRow{Dir: dir, Dim: dim, DType: spec.DType, Batch: batch, SweepsPerLaunch: sweeps,
-					Kernel: k.String(), Resolved: s.Choose(batch, sweeps).String(), Launch: stats}
-				r.SecPerSweep = stats.MedianMs * 1e-3 / float64(sweeps)
-				r.ChainSweepsPerSec = float64(batch) / r.SecPerSweep
-				r.FloorSecPerSweep, r.Bound = b.floorOf(dim, batch, sweeps, int(sizeOf[T]()), fmaRate)
-				r.FractionOfFloor = r.FloorSecPerSweep / r.SecPerSweep
-				b.rep.Packages = append(b.rep.Packages, r)
-				name := r.Kernel
+				name := k.String()
 				if k == gibbsrt.Auto {
-					name = "auto(" + r.Resolved + ")"
+					name = "auto(" + s.Choose(batch, sweeps).String() + ")"
 				}
-				b.printf("%5d %8d %6d  %-13s %12.3f %14.3e %12.3f %6.1f%%  %s\n", dim, batch, sweeps, name,
-					r.SecPerSweep*1e6, r.ChainSweepsPerSec, r.FloorSecPerSweep*1e6, 100*r.FractionOfFloor, r.Bound)
+				b.addPackageRow(PackageRow{Dir: dir, Dim: dim, DType: spec.DType, Batch: batch, SweepsPerLaunch: sweeps,
+					Kernel: k.String(), Resolved: s.Choose(batch, sweeps).String(), Launch: stats}, name, int(sizeOf[T]()), fmaRate)
 			}
+		}
+		if err := pulledRows(b, dir, spec.DType, s, ds, x0, batch, model, fmaRate); err != nil {
+			ds.Free()
+			return err
 		}
 		if slices.Contains(s.Strategies(), gibbsrt.Matrix) {
 			if err := exactDraws(b, dir, spec.DType, s, ds, batch); err != nil {
@@ -194,6 +191,64 @@ func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsimpl.Module, 
 		ds.Free()
 	}
 	return setStrategy(s, gibbsrt.Auto)
+}
+
+// pulledRows times the per-model kernel with its sums pulled (the Pulled
+// entry point in place of the plain one, which the runtime compiles only
+// where asked: gibbstest.SetPulledSums) at each sweeps of the bench, as
+// rows "model:pulled", after checking it against the twin bit for bit. It
+// does nothing where the package has no per-model kernel, and leaves s as
+// it was: pushed sums, Auto.
+func pulledRows[T gibbsrt.Float](b *bench, dir, dtype string, s *gibbsrt.Sampler[T], ds *gibbsrt.DeviceState[T], x0 []T,
+	batch int, model gibbstest.Model, fmaRate float64) error {
+	if !slices.Contains(s.Strategies(), gibbsrt.Specialized) {
+		return nil
+	}
+	setModel := func(pulled *bool) error {
+		gibbstest.SetPulledSums(s, pulled)
+		if err := s.SetModel(model.Rows(), model.Mu); err != nil {
+			return err
+		}
+		if sp := s.WaitSpecialization(); sp.State != gibbsrt.Ready || (pulled != nil) != sp.PulledSums {
+			return fmt.Errorf("model:pulled: specialization %v (%v), pulled %v", sp.State, sp.Err, sp.PulledSums)
+		}
+		return nil
+	}
+	yes := true
+	if err := setModel(&yes); err != nil {
+		return err
+	}
+	if err := checkPackage(b, dir+" (sums pulled)", s, model); err != nil {
+		return err
+	}
+	if err := setStrategy(s, gibbsrt.Specialized); err != nil {
+		return err
+	}
+	dim := s.Dim()
+	for _, sweeps := range b.opt.sweeps {
+		stats, err := timeSweeps(b, s, ds, x0, sweeps)
+		if err != nil {
+			return fmt.Errorf("model:pulled, B=%d, %d sweeps: %w", batch, sweeps, err)
+		}
+		b.addPackageRow(PackageRow{Dir: dir, Dim: dim, DType: dtype, Batch: batch, SweepsPerLaunch: sweeps,
+			Kernel: "model:pulled", Resolved: gibbsrt.Specialized.String(), Launch: stats}, "model:pulled", int(sizeOf[T]()), fmaRate)
+	}
+	if err := setModel(nil); err != nil {
+		return err
+	}
+	return setStrategy(s, gibbsrt.Auto)
+}
+
+// addPackageRow completes r from its launch statistics and the floor of
+// elements of elemSize bytes at fmaRate, records it and prints it as name.
+func (b *bench) addPackageRow(r PackageRow, name string, elemSize int, fmaRate float64) {
+	r.SecPerSweep = r.Launch.MedianMs * 1e-3 / float64(r.SweepsPerLaunch)
+	r.ChainSweepsPerSec = float64(r.Batch) / r.SecPerSweep
+	r.FloorSecPerSweep, r.Bound = b.floorOf(r.Dim, r.Batch, r.SweepsPerLaunch, elemSize, fmaRate)
+	r.FractionOfFloor = r.FloorSecPerSweep / r.SecPerSweep
+	b.rep.Packages = append(b.rep.Packages, r)
+	b.printf("%5d %8d %6d  %-13s %12.3f %14.3e %12.3f %6.1f%%  %s\n", r.Dim, r.Batch, r.SweepsPerLaunch, name,
+		r.SecPerSweep*1e6, r.ChainSweepsPerSec, r.FloorSecPerSweep*1e6, 100*r.FractionOfFloor, r.Bound)
 }
 
 // timeSweeps times launches of sweeps sweeps on ds from the state x0, each

@@ -88,10 +88,11 @@ func (d blockData) Signature() string {
 // entryData is a sweep strategy's three entry points for the
 // "sweep_entries" block: their declarators (continuation lines indented by
 // four spaces), the row's name, the device function they call and the
-// __launch_bounds__ arguments.
+// __launch_bounds__ arguments; and the declarator of the row's Pulled
+// entry point, if it has one.
 type entryData struct {
-	Name, Body, Bounds string
-	Plain, Traced, Ext string
+	Name, Body, Bounds         string
+	Plain, Traced, Ext, Pulled string
 }
 
 // entry is the "sweep_entries" block's data for the row of d.
@@ -103,6 +104,9 @@ func entry(d blockData, body, bounds string) entryData {
 	}{{kernels.EntryPlain, &e.Plain}, {kernels.EntryTraced, &e.Traced}, {kernels.EntryExt, &e.Ext}} {
 		name, params := d.Kernel.EntryPoint(ep.e)
 		*ep.out = signature(name, params, d.DType, "    ")
+	}
+	if d.Kernel.Pulled != "" {
+		e.Pulled = signature(d.Kernel.Pulled, d.Kernel.Params, d.DType, "    ")
 	}
 	return e
 }

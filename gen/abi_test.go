@@ -22,6 +22,27 @@ func kernelSignatures(src []byte) (map[string]string, []string) {
 	return found, order
 }
 
+// definedEntry is an entry point that k's template block defines.
+type definedEntry struct {
+	name   string
+	params []kernels.Param
+	pulled bool // k.Pulled, which the manifest does not list
+}
+
+// definedEntries are the entry points k's template block defines, in its
+// order: EntryPoints', with Pulled after the traced one.
+func definedEntries(k *kernels.Kernel) []definedEntry {
+	var out []definedEntry
+	for _, ep := range k.EntryPoints() {
+		name, params := k.EntryPoint(ep)
+		out = append(out, definedEntry{name: name, params: params})
+		if ep == kernels.EntryTraced && k.Pulled != "" {
+			out = append(out, definedEntry{k.Pulled, k.Params, true})
+		}
+	}
+	return out
+}
+
 func normalizeParams(s string) string {
 	return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "* ", " *")
 }
@@ -39,19 +60,10 @@ func TestKernelABI(t *testing.T) {
 	// The fatbin's source, then the PTX's: the table's order.
 	found, order := kernelSignatures(append(append([]byte(nil), src.Text...), psrc.Text...))
 	manifest := s.manifestKernels()
-	type entry struct {
-		name   string
-		params []kernels.Param
-	}
 	var want []string
 	m := 0
 	for _, k := range s.all {
-		var entries []entry
-		for _, ep := range k.EntryPoints() {
-			name, params := k.EntryPoint(ep)
-			entries = append(entries, entry{name, params})
-		}
-		for _, e := range entries {
+		for _, e := range definedEntries(k) {
 			want = append(want, e.name)
 			var parts []string
 			for _, p := range e.params {
@@ -62,6 +74,9 @@ func TestKernelABI(t *testing.T) {
 				t.Errorf("kernel %s is in the table but not in the source", e.name)
 			} else if got != table {
 				t.Errorf("kernel %s: source parameters %q, table %q", e.name, got, table)
+			}
+			if e.pulled {
+				continue
 			}
 			if m >= len(manifest) {
 				t.Fatalf("manifest lists %d entry points, the table more", len(manifest))
@@ -84,9 +99,8 @@ func TestKernelABI(t *testing.T) {
 	var wantOrder []string
 	for _, ks := range [][]*kernels.Kernel{s.fatbin.kernels, s.ptx.kernels} {
 		for _, k := range ks {
-			for _, ep := range k.EntryPoints() {
-				name, _ := k.EntryPoint(ep)
-				wantOrder = append(wantOrder, name)
+			for _, e := range definedEntries(k) {
+				wantOrder = append(wantOrder, e.name)
 			}
 		}
 	}
@@ -166,9 +180,8 @@ func TestEveryRowHasItsBlock(t *testing.T) {
 			continue
 		}
 		var want []string
-		for _, ep := range k.EntryPoints() {
-			name, _ := k.EntryPoint(ep)
-			want = append(want, name)
+		for _, e := range definedEntries(k) {
+			want = append(want, e.name)
 		}
 		if _, order := kernelSignatures([]byte(buf.String())); !slices.Equal(order, want) {
 			t.Errorf("block %s defines %v, want %v", k.Block, order, want)

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
-	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbstest"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
@@ -84,11 +83,7 @@ func exactCases(t *testing.T, cases []emuCase, build func(Spec) *emuModule, k *k
 func exactOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, k *kernels.Kernel) {
 	dim := s.Dim
 	rng := rand.New(rand.NewPCG(uint64(dim), 11))
-	model := gibbstest.RandomSPD(dim, 100, rng, gibbstest.NonzeroMean(dim))
-	ref := gibbsrt.NewReference[T](dim)
-	if err := ref.SetModel(model.Rows(), model.Mu); err != nil {
-		t.Fatal(err)
-	}
+	_, ref := hostModel[T](t, dim, rng)
 	mt, err := ref.MatrixTables()
 	if err != nil {
 		t.Fatal(err)

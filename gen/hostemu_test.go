@@ -76,7 +76,10 @@ func buildEmuImage(t testing.TB, s Spec, img image) *emuModule {
 
 // emuTables are the tables from which the emulation reads a PTX kernel's
 // markers (its template block declares them under GG_HOST_EMU).
-var emuTables = map[string][]string{"gibbs_exact_model": {"gibbs_emu_exact_n", "gibbs_emu_exact_c"}}
+var emuTables = map[string][]string{
+	"gibbs_exact_model": {"gibbs_emu_exact_n", "gibbs_emu_exact_c"},
+	"gibbs_sweep_model": {"gibbs_emu_model_w", "gibbs_emu_model_o", "gibbs_emu_model_s", "gibbs_emu_model_k", "gibbs_emu_model_staged"},
+}
 
 // emuDriver is the C++ main of the emulation: it reads commands from stdin
 // (emuDevice writes them) and calls the image's kernels by name, with
@@ -136,18 +139,7 @@ int main() {
       for (auto& v : a) v = get<uint64_t>();
 `)
 	for _, k := range img.kernels {
-		var entries []struct {
-			name   string
-			params []kernels.Param
-		}
-		for _, ep := range k.EntryPoints() {
-			name, params := k.EntryPoint(ep)
-			entries = append(entries, struct {
-				name   string
-				params []kernels.Param
-			}{name, params})
-		}
-		for _, e := range entries {
+		for _, e := range definedEntries(k) {
 			var args []string
 			for i, p := range e.params {
 				switch p.Kind.Go() {

@@ -68,11 +68,7 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 	{
 		{
 			rng := rand.New(rand.NewPCG(uint64(dim), 7))
-			model := gibbstest.RandomSPD(dim, 100, rng, gibbstest.NonzeroMean(dim))
-			ref := gibbsrt.NewReference[T](dim)
-			if err := ref.SetModel(model.Rows(), model.Mu); err != nil {
-				t.Fatal(err)
-			}
+			model, ref := hostModel[T](t, dim, rng)
 			// The Matrix strategy's twin: the same model in the matrix form.
 			mref := gibbsrt.NewReference[T](dim)
 			if err := mref.SetScheme(gibbsrt.Scheme{Kind: gibbsrt.Forward, Omega: 1, Form: gibbsrt.FormMatrix}); err != nil {
@@ -186,6 +182,18 @@ func kernelsOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bo
 			}
 		}
 	}
+}
+
+// hostModel is a host test's model at dim, random dense and SPD of
+// condition 100 with a nonzero mean, drawn from rng, and its twin.
+func hostModel[T gibbsrt.Float](t *testing.T, dim int, rng *rand.Rand) (gibbstest.Model, *gibbsrt.Reference[T]) {
+	t.Helper()
+	model := gibbstest.RandomSPD(dim, 100, rng, gibbstest.NonzeroMean(dim))
+	ref := gibbsrt.NewReference[T](dim)
+	if err := ref.SetModel(model.Rows(), model.Mu); err != nil {
+		t.Fatal(err)
+	}
+	return model, ref
 }
 
 // uploadTables fills the module tables of s's kernels from ref's model and

@@ -38,11 +38,7 @@ func TestLinearOnHost(t *testing.T) {
 func linearOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, large bool) {
 	dim, dt := s.Dim, s.dtype()
 	rng := rand.New(rand.NewPCG(uint64(dim), 29))
-	model := gibbstest.RandomSPD(dim, 100, rng, gibbstest.NonzeroMean(dim))
-	ref := gibbsrt.NewReference[T](dim)
-	if err := ref.SetModel(model.Rows(), model.Mu); err != nil {
-		t.Fatal(err)
-	}
+	model, ref := hostModel[T](t, dim, rng)
 	chains, sweeps, badChain := 300, 3, 123
 	if large {
 		chains, sweeps, badChain = 37, 2, 29

@@ -20,5 +20,6 @@ func link[T Float]() {
 	impl.Set((*Sampler[T]).setChebyshevInRows)
 	impl.Set((*Sampler[T]).lastChebyshevShared)
 	impl.Set((*Sampler[T]).setStagedNormals)
+	impl.Set((*Sampler[T]).setPulledSums)
 	impl.Set((*Sampler[T]).setExactKernel)
 }

@@ -55,6 +55,10 @@ type Sampler[T Float] struct {
 	// models set after it; nil keeps the choice.
 	stagedForced *bool
 
+	// pulledForced (a test hook) has the per-model kernels of the models
+	// set after it pull their plain sweeps' sums (pullSums); nil pushes.
+	pulledForced *bool
+
 	// exactForced (a test hook) names the exact-draw kernel DrawExact
 	// runs in place of ChooseExact's; "" keeps the choice.
 	exactForced string

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gibbsgen/gibbsgen/gibbsrt/internal/impl"
 	"github.com/gibbsgen/gibbsgen/internal/cuda"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
@@ -87,6 +88,14 @@ type Specialization struct {
 	// holds both ways, so it counts each fma twice in Dropped and Kept;
 	// the driver compiles one.
 	StagedNormals bool
+
+	// PulledSums: the plain sweeps pull each position's sum rather than
+	// push each new value into every other sum, the same bits from the
+	// PTX's entry point gibbs_sweep_model_pulled, compiled in the plain
+	// one's place (kernel_model in templates/kernels.cu.tmpl says why). The
+	// runtime pulls only where a test or the bench asks
+	// (gibbstest.SetPulledSums), until a GPU run has timed both ways.
+	PulledSums bool
 }
 
 // entryBuild is the compile of one entry point; started is guarded by the
@@ -149,7 +158,7 @@ type specialization[T Float] struct {
 	hash          [32]byte
 	co            *Coefficients[T]
 	exact         exactValues[T] // the exact-draw kernel's markers' values
-	staged        bool           // GGZ: the Ext entry point's normals drawn before each pass
+	paths         ptxPaths       // the ways its kernel runs: GGZ's, and which plain entry point
 	builds        [4]entryBuild  // by buildSlot
 	first         int            // the slot of the build made first
 	dropped, kept int            // written before the first build's done is closed
@@ -194,11 +203,12 @@ func (sp *specialization[T]) finished() bool {
 }
 
 // modelHash identifies a compiled model by the bits of its kernel tables
-// and exact-draw values, and where its Ext entry point draws the normals.
-func modelHash[T Float](co *Coefficients[T], ex exactValues[T], staged bool) [32]byte {
+// and exact-draw values, where its Ext entry point draws the normals and
+// whether its plain entry points pull their sums.
+func modelHash[T Float](co *Coefficients[T], ex exactValues[T], paths ptxPaths) [32]byte {
 	h := sha256.New()
-	if staged {
-		h.Write([]byte{1})
+	if f := paths.flags(); f != 0 {
+		h.Write([]byte{f})
 	}
 	var b [8]byte
 	// The exact-draw kernel's values follow from Q and mu as the
@@ -216,6 +226,24 @@ func modelHash[T Float](co *Coefficients[T], ex exactValues[T], staged bool) [32
 }
 
 var markerRE = regexp.MustCompile(`GG([WOSNC])(R?)_([0-9]+)|GGK\b|GGZ\b`)
+
+// ptxPaths are the per-model kernel's ways that are chosen per model: its
+// Ext entry point's normals drawn before each pass (staged: the marker
+// GGZ), and its plain sweeps' sums pulled rather than pushed (pulled: the
+// entry point kernels.Kernel.Pulled compiled in place of the plain one).
+type ptxPaths struct{ staged, pulled bool }
+
+// flags is the paths as bits: staged 1, pulled 2.
+func (p ptxPaths) flags() byte {
+	var f byte
+	if p.staged {
+		f |= 1
+	}
+	if p.pulled {
+		f |= 2
+	}
+	return f
+}
 
 // stagedNormalsMin is the nonzero weights per coordinate (of dim − 1) from
 // which the per-model kernel's Ext entry point draws each pass's normals
@@ -264,6 +292,15 @@ func placeNormals[T Float](ptx []byte, co *Coefficients[T], kind SweepKind, forc
 		staged = *forced
 	}
 	return staged && bytes.Contains(ptx, []byte("GGZ"))
+}
+
+// pullSums reports whether the plain sweeps of k, specialized from ptx,
+// pull their sums: where forced asks (a test hook) and the PTX has k's
+// Pulled entry point (a package of gibbsgen 0.17 or later). Pushed sums
+// stay the default until a GPU run has timed both ways
+// (docs/log/BENCHMARKS-runs.md, run 39).
+func pullSums(ptx []byte, k *kernels.Kernel, forced *bool) bool {
+	return forced != nil && *forced && k.Pulled != "" && bytes.Contains(ptx, []byte(".entry "+k.Pulled+"("))
 }
 
 // specializePTX writes co into the per-model kernel's PTX: each marker
@@ -343,6 +380,16 @@ func specializePTX[T Float](ptx []byte, co *Coefficients[T], ex exactValues[T], 
 	return out, dropped, kept, nil
 }
 
+// setPulledSums (a test hook) has the per-model kernels of the models set
+// after it pull their plain sweeps' sums (*p.Pulled) or push them, so that
+// the GPU suites run both and the bench times both; a nil Pulled restores
+// the default (pushed).
+func (s *Sampler[T]) setPulledSums(p impl.PulledSums) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pulledForced = p.Pulled
+}
+
 // ptxKernel returns the module's per-model sweep kernel, or nil.
 func (s *Sampler[T]) ptxKernel() *kernels.Kernel { return s.ptxKernelOf(kernels.Sweep) }
 
@@ -371,12 +418,12 @@ func (s *Sampler[T]) specialize(p *plan[T]) {
 	co := p.co
 	s.generation++
 	s.useClock++
-	staged := placeNormals(s.m.PTX, co, p.scheme.Kind, s.stagedForced)
+	paths := ptxPaths{staged: placeNormals(s.m.PTX, co, p.scheme.Kind, s.stagedForced), pulled: pullSums(s.m.PTX, k, s.pulledForced)}
 	var ex exactValues[T]
 	if s.ptxKernelOf(kernels.Exact) != nil {
 		ex = exactValuesOf(p)
 	}
-	h := modelHash(co, ex, staged)
+	h := modelHash(co, ex, paths)
 	if sp := s.specs[h]; sp != nil {
 		sp.used = s.useClock
 		s.spec, s.specCached = sp, true
@@ -385,7 +432,7 @@ func (s *Sampler[T]) specialize(p *plan[T]) {
 		}
 		return
 	}
-	sp := &specialization[T]{hash: h, co: co, exact: ex, staged: staged, used: s.useClock}
+	sp := &specialization[T]{hash: h, co: co, exact: ex, paths: paths, used: s.useClock}
 	for i := range sp.builds {
 		sp.builds[i].done = make(chan struct{})
 	}
@@ -439,7 +486,10 @@ func (s *Sampler[T]) compile(sp *specialization[T], k *kernels.Kernel, es []kern
 		slot := buildSlot(k, e)
 		b := &sp.builds[slot]
 		name, _ := k.EntryPoint(e)
-		ptx, dropped, kept, err := specializePTX(ptxEntry(s.m.PTX, name), sp.co, sp.exact, sp.staged)
+		if e == kernels.EntryPlain && k.Role == kernels.Sweep && sp.paths.pulled {
+			name = k.Pulled // the same parameters, launched in the plain one's place
+		}
+		ptx, dropped, kept, err := specializePTX(ptxEntry(s.m.PTX, name), sp.co, sp.exact, sp.paths.staged)
 		if slot == sp.first {
 			sp.dropped, sp.kept = dropped, kept
 		}
@@ -612,7 +662,8 @@ func (s *Sampler[T]) Specialization() Specialization {
 	out := Specialization{
 		State: first.state(), TracedState: sp.builds[kernels.EntryTraced].state(), ExtState: sp.builds[kernels.EntryExt].state(),
 		ExactState: sp.builds[buildExact].state(),
-		Cached:     s.specCached, ModelHash: sp.hash, Generation: s.generation, StagedNormals: sp.staged,
+		Cached:     s.specCached, ModelHash: sp.hash, Generation: s.generation,
+		StagedNormals: sp.paths.staged, PulledSums: sp.paths.pulled,
 	}
 	if out.State != Compiling {
 		out.Err, out.Dropped, out.Kept, out.Registers = first.err, sp.dropped, sp.kept, first.regs

@@ -124,10 +124,10 @@ func TestSpecializePTXRejects(t *testing.T) {
 
 func TestModelHash(t *testing.T) {
 	a, b := fixtureModel(t, 1), fixtureModel(t, 0.5)
-	if modelHash(a, exactValues[float32]{}, false) != modelHash(fixtureModel(t, 1), exactValues[float32]{}, false) {
+	if modelHash(a, exactValues[float32]{}, ptxPaths{}) != modelHash(fixtureModel(t, 1), exactValues[float32]{}, ptxPaths{}) {
 		t.Error("the same model hashes differently")
 	}
-	if modelHash(a, exactValues[float32]{}, false) == modelHash(b, exactValues[float32]{}, false) {
+	if modelHash(a, exactValues[float32]{}, ptxPaths{}) == modelHash(b, exactValues[float32]{}, ptxPaths{}) {
 		t.Error("different models hash alike")
 	}
 	// -Q10/Q11 with Q10 = 0 is -0; +0 there is another table (and
@@ -137,12 +137,40 @@ func TestModelHash(t *testing.T) {
 	if math.Float32bits(c.Weight[1]) != 0x80000000 {
 		t.Fatalf("weight %v is not -0", c.Weight[1])
 	}
-	if modelHash(c, exactValues[float32]{}, false) == modelHash(d, exactValues[float32]{}, false) {
+	if modelHash(c, exactValues[float32]{}, ptxPaths{}) == modelHash(d, exactValues[float32]{}, ptxPaths{}) {
 		t.Error("tables that differ in a sign bit hash alike")
 	}
 	// The same tables with the normals drawn elsewhere are another kernel.
-	if modelHash(a, exactValues[float32]{}, true) == modelHash(a, exactValues[float32]{}, false) {
-		t.Error("the two places of the normals hash alike")
+	// The same tables with the normals drawn elsewhere, or the sums pulled,
+	// are other kernels, and each of the four is its own.
+	seen := map[[32]byte]ptxPaths{}
+	for _, p := range []ptxPaths{{}, {staged: true}, {pulled: true}, {staged: true, pulled: true}} {
+		h := modelHash(a, exactValues[float32]{}, p)
+		if q, dup := seen[h]; dup {
+			t.Errorf("paths %+v and %+v hash alike", p, q)
+		}
+		seen[h] = p
+	}
+}
+
+// TestPullSums: the sums are pulled only where the hook asks and the PTX
+// has the kernel's Pulled entry point.
+func TestPullSums(t *testing.T) {
+	k := kernels.Named("gibbs_sweep_model")
+	with := []byte(".visible .entry gibbs_sweep_model(\n}\n.visible .entry " + k.Pulled + "(\n}\n")
+	without := []byte(".visible .entry gibbs_sweep_model(\n}\n")
+	yes, no := true, false
+	for _, c := range []struct {
+		ptx    []byte
+		forced *bool
+		want   bool
+	}{{with, nil, false}, {with, &no, false}, {with, &yes, true}, {without, &yes, false}} {
+		if got := pullSums(c.ptx, k, c.forced); got != c.want {
+			t.Errorf("pullSums(%q, %v) = %v, want %v", c.ptx, c.forced, got, c.want)
+		}
+	}
+	if pullSums(with, kernels.Named("gibbs_exact_model"), &yes) {
+		t.Error("pullSums: a kernel without a Pulled entry point pulls")
 	}
 }
 
@@ -347,7 +375,7 @@ func TestSpecializePTXExact(t *testing.T) {
 	// Two models whose coefficients round alike but whose exact values
 	// differ are two kernels.
 	ex2 := exactValues[float32]{n: []float32{0.5, -0.25, 0, 0.7500001}, c: ex.c}
-	if modelHash(co, ex, false) == modelHash(co, ex2, false) {
+	if modelHash(co, ex, ptxPaths{}) == modelHash(co, ex2, ptxPaths{}) {
 		t.Error("exact values that differ hash alike")
 	}
 }

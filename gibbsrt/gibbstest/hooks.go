@@ -42,6 +42,17 @@ func (d device[T]) LastChebyshevShared() int { return lastChebyshevSharedHook[T]
 // restores the runtime's choice.
 func (d device[T]) SetStagedNormals(staged *bool) { stagedNormalsHook[T]()(d.s, staged) }
 
+// SetPulledSums has the per-model kernels of models set after it pull the
+// sums of their plain sweeps (*pulled) or push them; nil restores the
+// runtime's choice (pushed).
+func (d device[T]) SetPulledSums(pulled *bool) { SetPulledSums(d.s, pulled) }
+
+// SetPulledSums is device.SetPulledSums for the bench, which times the
+// per-model kernel both ways.
+func SetPulledSums[T gibbsrt.Float](s *gibbsrt.Sampler[T], pulled *bool) {
+	pulledSumsHook[T]()(s, impl.PulledSums{Pulled: pulled})
+}
+
 // Module returns the module the sampler was loaded from.
 func (d device[T]) Module() impl.Module { return moduleHook[T]()(d.s) }
 
@@ -71,6 +82,10 @@ func lastChebyshevSharedHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T]) int {
 
 func stagedNormalsHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], *bool) {
 	return impl.Get[func(*gibbsrt.Sampler[T], *bool)]()
+}
+
+func pulledSumsHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], impl.PulledSums) {
+	return impl.Get[func(*gibbsrt.Sampler[T], impl.PulledSums)]()
 }
 
 func exactKernelHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], string) ([]string, error) {

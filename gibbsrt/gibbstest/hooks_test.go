@@ -10,4 +10,5 @@ func TestHooksLinked(t *testing.T) {
 	_, _ = chebyshevInRowsHook[float32](), lastChebyshevSharedHook[float32]()
 	_, _ = chebyshevInRowsHook[float64](), lastChebyshevSharedHook[float64]()
 	_, _ = stagedNormalsHook[float32](), stagedNormalsHook[float64]()
+	_, _ = pulledSumsHook[float32](), pulledSumsHook[float64]()
 }

@@ -14,8 +14,9 @@ import (
 
 // gpuSpecialized checks the per-model kernel, where the package has one:
 // bit for bit against the twin on banded and sparse models (the dense one
-// runs in GPU's per-strategy subtests), the cache, Auto's switch once the
-// kernel is compiled, and the fallback when the driver cannot compile it.
+// runs in GPU's per-strategy subtests), with its plain sweeps' sums pushed
+// and pulled (requirePulledSums), the cache, Auto's switch once the kernel
+// is compiled, and the fallback when the driver cannot compile it.
 func gpuSpecialized[T gibbsrt.Float](t *testing.T, h Harness[T], g *gibbsrt.Sampler[T]) {
 	if !slices.Contains(g.Strategies(), gibbsrt.Specialized) {
 		t.Skip("the package has no per-model kernel")
@@ -47,6 +48,7 @@ func gpuSpecialized[T gibbsrt.Float](t *testing.T, h Harness[T], g *gibbsrt.Samp
 			if hasExactModel(t, g) {
 				requireExactModel(t, g, ref, st, d)
 			}
+			requirePulledSums(t, g, m, ref, rng, st)
 		})
 	}
 
@@ -179,6 +181,36 @@ func offDiagonalZeros(m Model) int {
 		}
 	}
 	return n
+}
+
+// requirePulledSums sets m again with the per-model kernel's Pulled entry
+// point compiled in place of its plain one (the hook; pushed sums are the
+// default), and requires the twin's bits at one sweep a launch over more
+// chains than a wave of the looping grid holds, and at seven.
+func requirePulledSums[T gibbsrt.Float](t *testing.T, g *gibbsrt.Sampler[T], m Model, ref *gibbsrt.Reference[T],
+	rng *rand.Rand, st gibbsrt.Stream) {
+	t.Helper()
+	d := len(m.Mu)
+	pulled := true
+	hooks(g).SetPulledSums(&pulled)
+	defer func() {
+		hooks(g).SetPulledSums(nil)
+		if err := g.SetModel(m.Rows(), m.Mu); err != nil {
+			t.Error(err)
+		}
+	}()
+	if err := g.SetModel(m.Rows(), m.Mu); err != nil {
+		t.Fatal(err)
+	}
+	sp := g.WaitSpecialization()
+	if sp.State != gibbsrt.Ready || !sp.PulledSums {
+		t.Fatalf("pulled sums: specialization %v (%v), pulled %v", sp.State, sp.Err, sp.PulledSums)
+	}
+	t.Logf("%s, pulled sums: %d registers; JIT %v", m.Name, sp.Registers, sp.JIT)
+	for _, c := range []struct{ chains, sweeps int }{{1, 1}, {129, 7}, {1000, 7}, {300_007, 1}} {
+		requireSameSweeps(t, fmt.Sprintf("pulled sums, B=%d sweeps=%d, GPU vs CPU", c.chains, c.sweeps), g.Sweep, ref,
+			randomState[T](rng, c.chains, d), c.sweeps, st, d)
+	}
 }
 
 // requireSameSweeps runs sweeps sweeps from x0 with sweep and with the twin

@@ -235,6 +235,12 @@ type Kernel struct {
 	TracedParams []Param
 	Ext          string
 	ExtParams    []Param
+	// Pulled, for a PTX sweep kernel, is a fourth entry point: the plain
+	// one (parameters Params) with each position's sum pulled rather than
+	// pushed, the same bits in other code. gibbsrt compiles it in place of
+	// the plain one only where a test or the bench asks (its hook), until a
+	// GPU run has timed both; the manifest does not list it.
+	Pulled string
 
 	Params   []Param
 	Geometry Geometry
@@ -585,6 +591,7 @@ var table = []Kernel{
 		Name: "gibbs_sweep_model", Role: Sweep, Block: "kernel_model", PTX: true,
 		Traced: "gibbs_sweep_model_trace", TracedParams: traceParams,
 		Ext: "gibbs_sweep_model_ext", ExtParams: extParams,
+		Pulled:   "gibbs_sweep_model_pulled",
 		Strategy: Specialized, StrategyName: "model", GoName: "Specialized",
 		Doc:             "as gibbs_sweep_const with the model's coefficients in the instructions and its zero weights' fmas dropped. Shipped as PTX in which each coefficient is a marker on its own line of inline PTX: GGW_k (weight[k], k = j*stride+i), GGO_i (offset[i]), GGS_i (scale[i]); the host writes each as its float32 bits (0fXXXXXXXX), deletes the lines whose GGW_k is a zero weight, and has the driver compile the result (cuLinkCreate … cuLinkComplete in a context of its own, then cuModuleLoadData of the cubin)",
 		Params:          sweepParams,

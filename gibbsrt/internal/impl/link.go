@@ -15,6 +15,12 @@ import (
 
 var links sync.Map // reflect.Type → function
 
+// PulledSums is the argument of gibbsrt's hook that has the per-model
+// kernels pull their plain sweeps' sums (*Pulled) or push them (nil: the
+// default): a type of its own, since the registry keys hooks by their
+// types, and setStagedNormals' takes a *bool.
+type PulledSums struct{ Pulled *bool }
+
 // Set registers f under its type, once.
 func Set[F any](f F) {
 	if _, dup := links.LoadOrStore(reflect.TypeFor[F](), f); dup {
