@@ -218,7 +218,7 @@ func pulledRows[T gibbsrt.Float](b *bench, dir, dtype string, s *gibbsrt.Sampler
 	if err := setModel(&yes); err != nil {
 		return err
 	}
-	if err := checkPackage(b, dir+" (sums pulled)", s, model); err != nil {
+	if err := checkPackage(b, dir+" (sums pulled)", s, model, gibbsrt.Specialized); err != nil {
 		return err
 	}
 	if err := setStrategy(s, gibbsrt.Specialized); err != nil {
@@ -448,10 +448,10 @@ func precisionRows[T gibbsrt.Float](b *bench, dir, dt string, s *gibbsrt.Sampler
 	return nil
 }
 
-// checkPackage runs every strategy of s on a small batch and compares the
-// states with gibbsrt.Reference bit for bit, as check does for the
-// compiled-in dims.
-func checkPackage[T gibbsrt.Float](b *bench, dir string, s *gibbsrt.Sampler[T], model gibbstest.Model) error {
+// checkPackage runs every strategy of s (or only those named) on a small
+// batch and compares the states with gibbsrt.Reference bit for bit, as
+// check does for the compiled-in dims.
+func checkPackage[T gibbsrt.Float](b *bench, dir string, s *gibbsrt.Sampler[T], model gibbstest.Model, only ...gibbsrt.Strategy) error {
 	dim, chains, sweeps := s.Dim(), b.opt.checkChains, b.opt.checkSweeps
 	x0 := randomStart[T](model, chains, rand.New(rand.NewPCG(uint64(dim), 7)))
 	want := map[gibbsrt.Form][]T{}
@@ -469,7 +469,11 @@ func checkPackage[T gibbsrt.Float](b *bench, dir string, s *gibbsrt.Sampler[T], 
 	defer ds.Free()
 	got := make([]T, len(x0))
 	b.printf("\nCheck, %s: %d chains x %d sweeps from a random start vs gibbsrt.Reference (bit-exact):", dir, chains, sweeps)
-	for _, st := range s.Strategies() {
+	strategies := s.Strategies()
+	if len(only) > 0 {
+		strategies = only
+	}
+	for _, st := range strategies {
 		if err := ds.Upload(x0); err != nil {
 			return err
 		}
