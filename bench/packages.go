@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
 	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbsimpl"
@@ -285,12 +286,7 @@ func exactDraws[T gibbsrt.Float](b *bench, dir, dt string, s *gibbsrt.Sampler[T]
 		if _, err := gibbstest.SetExactKernel(s, name); err != nil {
 			return err
 		}
-		st := gibbsrt.Stream{Seed: benchSeed}
-		stats, err := b.timeLaunches(func() error {
-			err := s.DrawExactDevice(ds, st)
-			st.Sweep++
-			return err
-		})
+		stats, err := timeExactDraws(b, s, ds)
 		if err != nil {
 			return fmt.Errorf("exact draws by %q, B=%d: %w", name, batch, err)
 		}
@@ -340,8 +336,12 @@ func linearRows[T gibbsrt.Float](b *bench, dir, dt string, s *gibbsrt.Sampler[T]
 		return err
 	}
 	row := func(kernel string, sweeps int, stats Stats) {
+		resolved := s.Choose(batch, sweeps).String()
+		if strings.HasPrefix(kernel, "exact") {
+			resolved = "matrix"
+		}
 		r := PackageRow{Dir: dir, Dim: dim, DType: dt, Batch: batch, SweepsPerLaunch: sweeps, Kernel: kernel,
-			Resolved: s.Choose(batch, sweeps).String(), Launch: stats, SecPerSweep: stats.MedianMs * 1e-3 / float64(sweeps)}
+			Resolved: resolved, Launch: stats, SecPerSweep: stats.MedianMs * 1e-3 / float64(sweeps)}
 		r.ChainSweepsPerSec = float64(batch) / r.SecPerSweep
 		b.rep.Packages = append(b.rep.Packages, r)
 		b.printf("%5d %8d %6d  %-13s %12.3f %14.3e %12s %7s  %s\n", dim, batch, sweeps, kernel, r.SecPerSweep*1e6, r.ChainSweepsPerSec, "-", "-", "a linear term per chain")
@@ -351,17 +351,60 @@ func linearRows[T gibbsrt.Float](b *bench, dir, dt string, s *gibbsrt.Sampler[T]
 		return fmt.Errorf("SetLinearDevice, B=%d: %w", batch, err)
 	}
 	row("set-linear", 1, stats)
+	if err := exactLinearRows(b, s, ds, batch, row); err != nil {
+		return err
+	}
 	if !hasSequential(s) {
 		return nil
 	}
+	if err := linearSweepRows(b, s, ds, x0, batch, "auto+linear", row); err != nil {
+		return err
+	}
+	return fusedLinearRows(b, s, ds, x0, batch, row)
+}
+
+// linearSweepRows times Auto's sweeps from x0 on ds with the linear term
+// set, at each sweeps per launch of the bench, as rows kernel.
+func linearSweepRows[T gibbsrt.Float](b *bench, s *gibbsrt.Sampler[T], ds *gibbsrt.DeviceState[T], x0 []T, batch int,
+	kernel string, row func(string, int, Stats)) error {
 	for _, sweeps := range b.opt.sweeps {
 		stats, err := timeSweeps(b, s, ds, x0, sweeps)
 		if err != nil {
-			return fmt.Errorf("sweeps with a linear term, B=%d, %d sweeps: %w", batch, sweeps, err)
+			return fmt.Errorf("%s, B=%d, %d sweeps: %w", kernel, batch, sweeps, err)
 		}
-		row("auto+linear", sweeps, stats)
+		row(kernel, sweeps, stats)
 	}
 	return nil
+}
+
+// fusedLinearRows times Auto's sweeps with the linear term's shifts fused
+// into the per-model kernel's launch (its Shifted entry point, which the
+// runtime runs only where asked: gibbstest.SetFusedShift), as rows
+// "auto+linear:fused", after checking one sweep against the shifts' own
+// passes bit for bit. Only where Auto runs that kernel at one sweep a
+// launch; s is left as it was.
+func fusedLinearRows[T gibbsrt.Float](b *bench, s *gibbsrt.Sampler[T], ds *gibbsrt.DeviceState[T], x0 []T, batch int,
+	row func(string, int, Stats)) error {
+	if s.Choose(batch, 1) != gibbsrt.Specialized {
+		return nil
+	}
+	st := gibbsrt.Stream{Seed: 0x5eed, Sweep: 3}
+	want, got := slices.Clone(x0), slices.Clone(x0)
+	if err := s.Sweep(want, 1, st); err != nil {
+		return err
+	}
+	gibbstest.SetFusedShift(s, true)
+	defer gibbstest.SetFusedShift(s, false)
+	if err := s.Sweep(got, 1, st); err != nil {
+		return err
+	}
+	if sp := s.Specialization(); sp.ShiftedState != gibbsrt.Ready {
+		return fmt.Errorf("auto+linear:fused, B=%d: the Shifted entry point is %v (%v)", batch, sp.ShiftedState, sp.ShiftedErr)
+	}
+	if err := sameState(fmt.Sprintf("auto+linear:fused, B=%d", batch), got, want, s.Dim()); err != nil {
+		return err
+	}
+	return linearSweepRows(b, s, ds, x0, batch, "auto+linear:fused", row)
 }
 
 // precisionRows times sweeps with a precision per chain (SetPrecision;
@@ -517,4 +560,73 @@ func sameBits[T gibbsrt.Float](a, b T) bool {
 		return math.Float64bits(float64(a)) == math.Float64bits(float64(b))
 	}
 	return math.Float32bits(float32(a)) == math.Float32bits(float32(b))
+}
+
+// exactLinearRows times exact draws by the per-model exact-draw kernel
+// with the linear term set, its shifts added by a pass of their own (rows
+// "exact+linear") and in the draw's launch (its Shifted entry point, which
+// the runtime runs only where asked: gibbstest.SetFusedShift; rows
+// "exact+linear:fused"), after checking one draw of each way against the
+// other bit for bit. Nothing where the package lacks the kernel; s is left
+// as it was.
+func exactLinearRows[T gibbsrt.Float](b *bench, s *gibbsrt.Sampler[T], ds *gibbsrt.DeviceState[T], batch int,
+	row func(string, int, Stats)) error {
+	const model = "gibbs_exact_model"
+	if have, err := gibbstest.SetExactKernel(s, ""); err != nil || !slices.Contains(have, model) {
+		return err
+	}
+	if _, err := gibbstest.SetExactKernel(s, model); err != nil {
+		return err
+	}
+	defer gibbstest.SetExactKernel(s, "")
+	defer gibbstest.SetFusedShift(s, false)
+	var draws [2][]T
+	for i, fused := range []bool{false, true} {
+		gibbstest.SetFusedShift(s, fused)
+		draws[i] = make([]T, batch*s.Dim())
+		if err := s.DrawExact(draws[i], gibbsrt.Stream{Seed: benchSeed}); err != nil {
+			return fmt.Errorf("exact draws with a linear term (fused %v), B=%d: %w", fused, batch, err)
+		}
+	}
+	if sp := s.Specialization(); sp.ExactShiftedState != gibbsrt.Ready {
+		return fmt.Errorf("exact+linear:fused, B=%d: the Shifted entry point is %v (%v)", batch, sp.ExactShiftedState, sp.ExactShiftedErr)
+	}
+	if err := sameState(fmt.Sprintf("exact+linear:fused, B=%d", batch), draws[1], draws[0], s.Dim()); err != nil {
+		return err
+	}
+	for _, fused := range []bool{false, true} {
+		gibbstest.SetFusedShift(s, fused)
+		stats, err := timeExactDraws(b, s, ds)
+		if err != nil {
+			return fmt.Errorf("exact draws with a linear term (fused %v), B=%d: %w", fused, batch, err)
+		}
+		kernel := "exact+linear"
+		if fused {
+			kernel += ":fused"
+		}
+		row(kernel, 1, stats)
+	}
+	return nil
+}
+
+// sameState returns an error naming the first element of got whose bits
+// differ from want's, a state of dim coordinates a chain.
+func sameState[T gibbsrt.Float](what string, got, want []T, dim int) error {
+	for i := range want {
+		if !sameBits(got[i], want[i]) {
+			return fmt.Errorf("%s: chain %d coordinate %d is %v, the shifts' own passes give %v", what, i/dim, i%dim, got[i], want[i])
+		}
+	}
+	return nil
+}
+
+// timeExactDraws times exact draws of every chain of ds, each launch at the
+// next sweep of the stream.
+func timeExactDraws[T gibbsrt.Float](b *bench, s *gibbsrt.Sampler[T], ds *gibbsrt.DeviceState[T]) (Stats, error) {
+	st := gibbsrt.Stream{Seed: benchSeed}
+	return b.timeLaunches(func() error {
+		err := s.DrawExactDevice(ds, st)
+		st.Sweep++
+		return err
+	})
 }

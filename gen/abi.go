@@ -85,14 +85,21 @@ func (d blockData) Signature() string {
 	return signature(name, params, d.DType, strings.Repeat(" ", len(name)+1))
 }
 
+// ShiftedSignature is the declarator of the row's Shifted entry point
+// (kernels.EntryShifted), for a block that is not a sweep strategy's.
+func (d blockData) ShiftedSignature() string {
+	name, params := d.Kernel.EntryPoint(kernels.EntryShifted)
+	return signature(name, params, d.DType, strings.Repeat(" ", len(name)+1))
+}
+
 // entryData is a sweep strategy's three entry points for the
 // "sweep_entries" block: their declarators (continuation lines indented by
 // four spaces), the row's name, the device function they call and the
-// __launch_bounds__ arguments; and the declarator of the row's Pulled
-// entry point, if it has one.
+// __launch_bounds__ arguments; and the declarators of the row's Pulled
+// and Shifted entry points, where it has them.
 type entryData struct {
-	Name, Body, Bounds         string
-	Plain, Traced, Ext, Pulled string
+	Name, Body, Bounds                  string
+	Plain, Traced, Ext, Pulled, Shifted string
 }
 
 // entry is the "sweep_entries" block's data for the row of d.
@@ -107,6 +114,10 @@ func entry(d blockData, body, bounds string) entryData {
 	}
 	if d.Kernel.Pulled != "" {
 		e.Pulled = signature(d.Kernel.Pulled, d.Kernel.Params, d.DType, "    ")
+	}
+	if d.Kernel.Shifted != "" {
+		name, params := d.Kernel.EntryPoint(kernels.EntryShifted)
+		e.Shifted = signature(name, params, d.DType, "    ")
 	}
 	return e
 }

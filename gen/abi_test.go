@@ -26,18 +26,30 @@ func kernelSignatures(src []byte) (map[string]string, []string) {
 type definedEntry struct {
 	name   string
 	params []kernels.Param
-	pulled bool // k.Pulled, which the manifest does not list
+	hidden bool // k.Pulled or k.Shifted, which the manifest does not list
 }
 
 // definedEntries are the entry points k's template block defines, in its
-// order: EntryPoints', with Pulled after the traced one.
+// order: EntryPoints', with Pulled and Shifted after a sweep strategy's
+// traced one or another kernel's plain one.
 func definedEntries(k *kernels.Kernel) []definedEntry {
+	after := kernels.EntryTraced
+	if k.Role != kernels.Sweep {
+		after = kernels.EntryPlain
+	}
 	var out []definedEntry
 	for _, ep := range k.EntryPoints() {
 		name, params := k.EntryPoint(ep)
 		out = append(out, definedEntry{name: name, params: params})
-		if ep == kernels.EntryTraced && k.Pulled != "" {
+		if ep != after {
+			continue
+		}
+		if k.Pulled != "" {
 			out = append(out, definedEntry{k.Pulled, k.Params, true})
+		}
+		if k.Shifted != "" {
+			name, params := k.EntryPoint(kernels.EntryShifted)
+			out = append(out, definedEntry{name, params, true})
 		}
 	}
 	return out
@@ -75,7 +87,7 @@ func TestKernelABI(t *testing.T) {
 			} else if got != table {
 				t.Errorf("kernel %s: source parameters %q, table %q", e.name, got, table)
 			}
-			if e.pulled {
+			if e.hidden {
 				continue
 			}
 			if m >= len(manifest) {

@@ -7,14 +7,16 @@ import (
 	"testing"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
+	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbstest"
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
 // TestExactModelOnHost runs gibbs_exact_model, a PTX kernel, through the
 // host emulation: its markers read from tables (GG_HOST_EMU) that hold
 // what the runtime writes into its PTX, N_2[i][p] at p*dim+i and c_2[i]
-// at i, from the twin's matrix tables. Dim 36 in float32 stores its rows
-// through shared memory (GG_STAGE_ROWS); the others per thread.
+// at i, from the twin's matrix tables; its Shifted entry point must give
+// those draws plus d. Dim 36 in float32 stores its rows through shared
+// memory (GG_STAGE_ROWS); the others per thread.
 func TestExactModelOnHost(t *testing.T) {
 	k := kernels.Named("gibbs_exact_model")
 	exactCases(t, []emuCase{{5, kernels.Float32}, {13, kernels.Float32}, {36, kernels.Float32}, {5, kernels.Float64}, {13, kernels.Float64}},
@@ -105,12 +107,26 @@ func exactOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, k *kernels
 	x := d.Upload(start)
 	d.Launch(k.Name, emuGrid(g, kernels.EntryPlain, chains), g.Threads, x, uint64(chains), st.Seed, st.Sweep, st.Chain)
 	d.Read(x)
+	var shift []T // the Shifted entry point's d, where k has one
+	if k.Shifted != "" {
+		shift = gibbstest.RandomState[T](rng, chains*dim, 3)
+		xs := d.Upload(start)
+		d.Launch(k.Shifted, emuGrid(g, kernels.EntryShifted, chains), g.Threads, xs, uint64(chains), st.Seed, st.Sweep, st.Chain,
+			d.Upload(shift))
+		d.Read(xs)
+	}
 	got := d.Run(t)
 	want := append([]T(nil), start...)
 	if err := ref.DrawExact(want, st); err != nil {
 		t.Fatal(err)
 	}
 	requireSameBits(t, "exact draws by "+k.Name, decode[T](got[0]), want, dim)
+	if shift != nil {
+		for i, v := range shift { // each element rounded once, as gibbs_shift's pass
+			want[i] += v
+		}
+		requireSameBits(t, "exact draws plus d by "+k.Shifted, decode[T](got[1]), want, dim)
+	}
 }
 
 // TestExactTriOnHost runs gibbs_exact_tri through the host emulation at

@@ -55,7 +55,7 @@ var emuCases = []struct {
 // Loops, PlainLoops) gets at most two blocks, so that a block runs several
 // groups, as under a device's cap.
 func emuGrid(g kernels.Geometry, e kernels.Entry, units int) int {
-	if (e == kernels.EntryExt || g.Loops) && g.PerSM > 0 || e == kernels.EntryPlain && g.PlainLoops {
+	if (e == kernels.EntryExt || g.Loops) && g.PerSM > 0 || e.Plain() && g.PlainLoops {
 		return min(g.Blocks(units), 2)
 	}
 	return g.Blocks(units)

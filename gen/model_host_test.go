@@ -13,8 +13,8 @@ import (
 // TestModelOnHost runs gibbs_sweep_model, a PTX kernel, through the host
 // emulation: its markers read from tables (GG_HOST_EMU) that hold what
 // the runtime writes into its PTX, the twin's Coefficients. Its plain
-// entry point (sums pushed), its Pulled one and its traced one must give
-// the twin's bits. Dim 36 loops over groups of chains in its plain entry
+// entry point (sums pushed), its Pulled one, its Shifted one (on x − d)
+// and its traced one must give the twin's bits. Dim 36 loops over groups of chains in its plain entry
 // points (Geometry.PlainLoops), over emuGrid's two blocks.
 func TestModelOnHost(t *testing.T) {
 	k := kernels.Named("gibbs_sweep_model")
@@ -42,8 +42,8 @@ func modelTables[T gibbsrt.Float](d *emuDevice, co *gibbsrt.Coefficients[T]) {
 	d.Symbol("gibbs_emu_model_staged", []uint32{0})
 }
 
-// modelOnHost sweeps random states with k's plain and Pulled entry points
-// (plain sweeps) and its traced one, and compares states and records with
+// modelOnHost sweeps random states with k's plain, Pulled and Shifted
+// entry points (plain sweeps) and its traced one, and compares states and records with
 // the twin's Sweep and SweepTrace.
 func modelOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, k *kernels.Kernel) {
 	dim := s.Dim
@@ -59,23 +59,27 @@ func modelOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, k *kernels
 	type run struct {
 		entry          string
 		chains, sweeps int
-		start          []T
+		start, shift   []T // shift: the Shifted entry point's d
 		traced         bool
 	}
 	var runs []run
 	d := &emuDevice{m: m}
 	modelTables(d, co)
 	for _, c := range []struct{ chains, sweeps int }{{1, 1}, {2*g.PerBlock + 5, 1}, {129, 3}} {
-		for _, entry := range []string{k.Name, k.Pulled} {
-			r := run{entry, c.chains, c.sweeps, gibbstest.RandomState[T](rng, c.chains*dim, 4), false}
+		for _, entry := range []string{k.Name, k.Pulled, k.Shifted} {
+			r := run{entry: entry, chains: c.chains, sweeps: c.sweeps, start: gibbstest.RandomState[T](rng, c.chains*dim, 4)}
 			x := d.Upload(r.start)
-			d.Launch(entry, emuGrid(g, kernels.EntryPlain, r.chains), g.Threads,
-				x, uint64(r.chains), uint32(r.sweeps), st.Seed, st.Sweep, st.Chain)
+			args := []any{x, uint64(r.chains), uint32(r.sweeps), st.Seed, st.Sweep, st.Chain}
+			if entry == k.Shifted {
+				r.shift = gibbstest.RandomState[T](rng, c.chains*dim, 3)
+				args = append(args, d.Upload(r.shift))
+			}
+			d.Launch(entry, emuGrid(g, kernels.EntryPlain, r.chains), g.Threads, args...)
 			d.Read(x)
 			runs = append(runs, r)
 		}
 		if c.chains > 1 {
-			r := run{k.Traced, c.chains, c.sweeps, gibbstest.RandomState[T](rng, c.chains*dim, 4), true}
+			r := run{entry: k.Traced, chains: c.chains, sweeps: c.sweeps, start: gibbstest.RandomState[T](rng, c.chains*dim, 4), traced: true}
 			recs, sh := traceShapeOf(tr, dim, r.chains, st.Sweep, r.sweeps)
 			xt, out, index := d.Upload(r.start), d.Alloc(uint64(8*max(1, recs*sh.rows*sh.cols))), d.Upload(sh.index)
 			d.Launch(k.Traced, g.Blocks(r.chains), g.Threads,
@@ -91,8 +95,16 @@ func modelOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, k *kernels
 		what := fmt.Sprintf("%s B=%d sweeps=%d", r.entry, r.chains, r.sweeps)
 		want := append([]T(nil), r.start...)
 		if !r.traced {
+			// The Shifted entry point sweeps x − d and hands back x + d,
+			// each element rounded once, as gibbs_shift's passes do.
+			for i, v := range r.shift {
+				want[i] -= v
+			}
 			if err := ref.Sweep(want, r.sweeps, st); err != nil {
 				t.Fatal(err)
+			}
+			for i, v := range r.shift {
+				want[i] += v
 			}
 			requireSameBits(t, what, decode[T](got[0]), want, dim)
 			got = got[1:]

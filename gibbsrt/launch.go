@@ -23,7 +23,7 @@ type arg struct {
 }
 
 // argValues are a launch's values by parameter name. A slice, not a map:
-// a launch has at most 15, and it is built on every call.
+// a launch has at most 16, and it is built on every call.
 type argValues []arg
 
 // index returns the position of the value passed as name, -1 if none is.
@@ -202,7 +202,7 @@ func (s *Sampler[T]) launch(l cuda.Locked, k *kernels.Kernel, e kernels.Entry, u
 		}
 	}
 	resident := 0
-	if e == kernels.EntryPlain && g.PlainLoops && s.m.ABI >= impl.PlainLoopsABI {
+	if e.Plain() && g.PlainLoops && s.m.ABI >= impl.PlainLoopsABI {
 		if resident, err = s.residentBlocks(l, fn, g); err != nil {
 			return err
 		}

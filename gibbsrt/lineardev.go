@@ -233,6 +233,30 @@ func (s *Sampler[T]) shift(l cuda.Locked, out, d cuda.DevicePtr, n, rows uint64,
 	return s.launch(l, k, kernels.EntryPlain, int(n), shiftArgs(out, d, n, rows, cols, coord, sub))
 }
 
+// fusedShift returns the linear term, and the per-model kernel whose
+// Shifted entry point runs a launch of sweeps plain sweeps over chains
+// chains with it; a nil kernel where the launch shifts in passes of its
+// own (shifted): the hook has not asked for it (setFusedShift), the
+// launch is not plain (a trace, Chebyshev, another scheme), there is no
+// linear term, the strategy is not the per-model kernel's, or the
+// package's PTX lacks the entry point (before gibbsgen 0.17); and where
+// the sweeps take more than one launch, since x + d − d need not be x
+// between them. The caller holds s.mu.
+func (s *Sampler[T]) fusedShift(chains, sweeps int, t traceArgs, ch chebArgs) (*deviceLinear, *kernels.Kernel, error) {
+	if !s.shiftFused || t.out != 0 || ch.table != 0 || s.p.ext() || sweeps > maxSweepsPerLaunch {
+		return nil, nil, nil
+	}
+	lin, err := s.linearFor(chains)
+	if err != nil || lin == nil {
+		return nil, nil, err
+	}
+	k := s.ptxKernel()
+	if k == nil || !ptxHas(s.m.PTX, k.Shifted) || s.chooseFor(chains, sweeps, kernels.EntryPlain) != Specialized {
+		return nil, nil, nil
+	}
+	return lin, k, nil
+}
+
 // linearFor returns the linear term for a launch over chains chains, or
 // nil without one. The caller holds s.mu.
 func (s *Sampler[T]) linearFor(chains int) (*deviceLinear, error) {

@@ -21,5 +21,6 @@ func link[T Float]() {
 	impl.Set((*Sampler[T]).lastChebyshevShared)
 	impl.Set((*Sampler[T]).setStagedNormals)
 	impl.Set((*Sampler[T]).setPulledSums)
+	impl.Set((*Sampler[T]).setFusedShift)
 	impl.Set((*Sampler[T]).setExactKernel)
 }

@@ -58,6 +58,11 @@ type Sampler[T Float] struct {
 	// pulledForced (a test hook) has the per-model kernels of the models
 	// set after it pull their plain sweeps' sums (pullSums); nil pushes.
 	pulledForced *bool
+	// shiftFused (a test hook) has plain sweeps and exact draws with a
+	// linear term run the per-model kernels' Shifted entry points, which
+	// subtract and add the shifts themselves, where those kernels run
+	// (fusedShift, launchExact).
+	shiftFused bool
 
 	// exactForced (a test hook) names the exact-draw kernel DrawExact
 	// runs in place of ChooseExact's; "" keeps the choice.
@@ -618,11 +623,16 @@ func (s *Sampler[T]) DrawExact(x []T, st Stream) error {
 
 // launchExact queues an exact draw of the chains at x, plus the linear
 // term's shifts if one is set (nothing is subtracted first: the draw
-// reads no state). It runs inside ctx.Do, with s.mu held.
+// reads no state): in the draw's launch where the hook asks for it
+// (setFusedShift) and k is a per-model kernel with a Shifted entry point,
+// else as a pass of its own. It runs inside ctx.Do, with s.mu held.
 func (s *Sampler[T]) launchExact(l cuda.Locked, k *kernels.Kernel, e kernels.Entry, x cuda.DevicePtr, chains int, st Stream) error {
 	lin, err := s.linearFor(chains)
 	if err != nil {
 		return err
+	}
+	if lin != nil && s.shiftFused && e == kernels.EntryPlain && k.PTX && ptxHas(s.m.PTX, k.Shifted) {
+		return s.launch(l, k, kernels.EntryShifted, chains, append(exactArgs(x, chains, st), arg{"d", uint64(lin.d)}))
 	}
 	if err := s.launch(l, k, e, chains, exactArgs(x, chains, st)); err != nil || lin == nil {
 		return err
@@ -787,6 +797,12 @@ func (s *Sampler[T]) launchSweeps(l cuda.Locked, x cuda.DevicePtr, chains, sweep
 	if t.out != 0 {
 		records = Records(int(t.thin), st.Sweep, sweeps)
 	}
+	if lin, k, err := s.fusedShift(chains, sweeps, t, ch); err != nil || k != nil {
+		if err != nil {
+			return err
+		}
+		return s.launchEntry(l, k, kernels.EntryShifted, x, chains, sweeps, st, t, ch, lin.d)
+	}
 	return s.shifted(l, x, ch.prev, chains, records, t, func() error {
 		return s.launchModel(l, x, chains, sweeps, st, t, ch)
 	})
@@ -806,6 +822,13 @@ func (s *Sampler[T]) launchModel(l cuda.Locked, x cuda.DevicePtr, chains, sweeps
 	if err != nil {
 		return err
 	}
+	return s.launchEntry(l, k, e, x, chains, sweeps, st, t, ch, 0)
+}
+
+// launchEntry queues sweeps sweeps over the chains at x through entry
+// point e of k, in launches of at most maxSweepsPerLaunch; d is the
+// Shifted entry point's shifts.
+func (s *Sampler[T]) launchEntry(l cuda.Locked, k *kernels.Kernel, e kernels.Entry, x cuda.DevicePtr, chains, sweeps int, st Stream, t traceArgs, ch chebArgs, d cuda.DevicePtr) error {
 	kind := s.p.scheme.Kind
 	if ch.table != 0 {
 		kind = Symmetric
@@ -820,7 +843,7 @@ func (s *Sampler[T]) launchModel(l cuda.Locked, x cuda.DevicePtr, chains, sweeps
 		}
 		// Every value a sweep launch has: the entry point takes those its
 		// parameter list names.
-		if err := s.launch(l, k, e, chains, extArgs(x, chains, n, part, kind, cp, t)); err != nil {
+		if err := s.launch(l, k, e, chains, append(extArgs(x, chains, n, part, kind, cp, t), arg{"d", uint64(d)})); err != nil {
 			return err
 		}
 		if t.out != 0 { // the next launch's records follow this one's

@@ -94,8 +94,22 @@ type Specialization struct {
 	// PTX's entry point gibbs_sweep_model_pulled, compiled in the plain
 	// one's place (kernel_model in templates/kernels.cu.tmpl says why). The
 	// runtime pulls only where a test or the bench asks
-	// (gibbstest.SetPulledSums), until a GPU run has timed both ways.
+	// (gibbstest.SetPulledSums): faster in one-sweep launches, slower
+	// inside long ones (docs/log/BENCHMARKS-runs.md, run 39).
 	PulledSums bool
+
+	// ShiftedState is where the entry point that fuses a linear term's
+	// shifts into plain sweeps stands (gibbs_sweep_model_shift): compiled
+	// on the first plain sweep with a term that runs it, which only a test
+	// or the bench asks for (gibbstest.SetFusedShift), until a GPU run has
+	// timed it.
+	ShiftedState SpecializationState
+	ShiftedErr   error
+	// ExactShiftedState is ShiftedState for exact draws: the per-model
+	// exact-draw kernel's entry point that adds the shifts
+	// (gibbs_exact_model_shift).
+	ExactShiftedState SpecializationState
+	ExactShiftedErr   error
 }
 
 // entryBuild is the compile of one entry point; started is guarded by the
@@ -139,14 +153,21 @@ func (e *entryBuild) state() SpecializationState {
 	return Ready
 }
 
-// buildExact is the slot of specialization.builds that holds the
-// per-model exact-draw kernel; slots 0 to 2 hold the per-model sweep
-// kernel's entry points, by kernels.Entry.
-const buildExact = 3
+// buildExact and buildExactShifted are the slots of specialization.builds
+// that hold the per-model exact-draw kernel's entry points, the plain one
+// and the Shifted one; slots 0 to 3 hold the per-model sweep kernel's, by
+// kernels.Entry.
+const (
+	buildExact = 4 + iota
+	buildExactShifted
+)
 
 // buildSlot returns the slot of specialization.builds of k's entry point e.
 func buildSlot(k *kernels.Kernel, e kernels.Entry) int {
-	if k.Role == kernels.Exact {
+	switch {
+	case k.Role == kernels.Exact && e == kernels.EntryShifted:
+		return buildExactShifted
+	case k.Role == kernels.Exact:
 		return buildExact
 	}
 	return int(e)
@@ -159,7 +180,7 @@ type specialization[T Float] struct {
 	co            *Coefficients[T]
 	exact         exactValues[T] // the exact-draw kernel's markers' values
 	paths         ptxPaths       // the ways its kernel runs: GGZ's, and which plain entry point
-	builds        [4]entryBuild  // by buildSlot
+	builds        [6]entryBuild  // by buildSlot
 	first         int            // the slot of the build made first
 	dropped, kept int            // written before the first build's done is closed
 	used          uint64         // the sampler's use clock at its last SetModel
@@ -297,10 +318,17 @@ func placeNormals[T Float](ptx []byte, co *Coefficients[T], kind SweepKind, forc
 // pullSums reports whether the plain sweeps of k, specialized from ptx,
 // pull their sums: where forced asks (a test hook) and the PTX has k's
 // Pulled entry point (a package of gibbsgen 0.17 or later). Pushed sums
-// stay the default until a GPU run has timed both ways
-// (docs/log/BENCHMARKS-runs.md, run 39).
+// stay the default: run 39 (docs/log/BENCHMARKS-runs.md) timed pulled
+// ones faster in one-sweep launches and slower inside long ones, and a
+// choice by a launch's sweeps needs both entry points built side by side.
 func pullSums(ptx []byte, k *kernels.Kernel, forced *bool) bool {
-	return forced != nil && *forced && k.Pulled != "" && bytes.Contains(ptx, []byte(".entry "+k.Pulled+"("))
+	return forced != nil && *forced && ptxHas(ptx, k.Pulled)
+}
+
+// ptxHas reports whether ptx defines the entry point name ("" never): a
+// package of an older gibbsgen may lack one the table names.
+func ptxHas(ptx []byte, name string) bool {
+	return name != "" && bytes.Contains(ptx, []byte(".entry "+name+"("))
 }
 
 // specializePTX writes co into the per-model kernel's PTX: each marker
@@ -390,6 +418,16 @@ func (s *Sampler[T]) setPulledSums(p impl.PulledSums) {
 	s.pulledForced = p.Pulled
 }
 
+// setFusedShift (a test hook) has later plain sweeps with a linear term
+// run the per-model kernel's Shifted entry point where Auto picks that
+// kernel (fusedShift), or the shifts' own passes (the default), so that
+// the GPU suites run both and the bench times both.
+func (s *Sampler[T]) setFusedShift(f impl.FusedShift) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.shiftFused = f.Fused
+}
+
 // ptxKernel returns the module's per-model sweep kernel, or nil.
 func (s *Sampler[T]) ptxKernel() *kernels.Kernel { return s.ptxKernelOf(kernels.Sweep) }
 
@@ -437,7 +475,7 @@ func (s *Sampler[T]) specialize(p *plan[T]) {
 		sp.builds[i].done = make(chan struct{})
 	}
 	if co.Keep != 0 { // over-relaxed: the plain entry points would be wrong
-		for _, e := range []kernels.Entry{kernels.EntryPlain, kernels.EntryTraced} {
+		for _, e := range []kernels.Entry{kernels.EntryPlain, kernels.EntryTraced, kernels.EntryShifted} {
 			b := &sp.builds[e]
 			b.started, b.err = true, errPlainUnbuilt
 			close(b.done)
@@ -493,7 +531,7 @@ func (s *Sampler[T]) compile(sp *specialization[T], k *kernels.Kernel, es []kern
 		if slot == sp.first {
 			sp.dropped, sp.kept = dropped, kept
 		}
-		if slot == buildExact && sp.exact.err != nil {
+		if k.Role == kernels.Exact && sp.exact.err != nil {
 			err = sp.exact.err
 		}
 		if err != nil {
@@ -661,8 +699,9 @@ func (s *Sampler[T]) Specialization() Specialization {
 	first := &sp.builds[sp.first]
 	out := Specialization{
 		State: first.state(), TracedState: sp.builds[kernels.EntryTraced].state(), ExtState: sp.builds[kernels.EntryExt].state(),
-		ExactState: sp.builds[buildExact].state(),
-		Cached:     s.specCached, ModelHash: sp.hash, Generation: s.generation,
+		ExactState: sp.builds[buildExact].state(), ShiftedState: sp.builds[kernels.EntryShifted].state(),
+		ExactShiftedState: sp.builds[buildExactShifted].state(),
+		Cached:            s.specCached, ModelHash: sp.hash, Generation: s.generation,
 		StagedNormals: sp.paths.staged, PulledSums: sp.paths.pulled,
 	}
 	if out.State != Compiling {
@@ -677,6 +716,12 @@ func (s *Sampler[T]) Specialization() Specialization {
 	}
 	if out.ExactState != Compiling {
 		out.ExactErr = sp.builds[buildExact].err
+	}
+	if out.ShiftedState != Compiling {
+		out.ShiftedErr = sp.builds[kernels.EntryShifted].err
+	}
+	if out.ExactShiftedState != Compiling {
+		out.ExactShiftedErr = sp.builds[buildExactShifted].err
 	}
 	return out
 }

@@ -53,6 +53,17 @@ func SetPulledSums[T gibbsrt.Float](s *gibbsrt.Sampler[T], pulled *bool) {
 	pulledSumsHook[T]()(s, impl.PulledSums{Pulled: pulled})
 }
 
+// SetFusedShift has later plain sweeps with a linear term run the
+// per-model kernel's entry point that subtracts and adds the shifts itself
+// (fused) where that kernel runs, or the shifts' own passes (the default).
+func (d device[T]) SetFusedShift(fused bool) { SetFusedShift(d.s, fused) }
+
+// SetFusedShift is device.SetFusedShift for the bench, which times a
+// linear term both ways.
+func SetFusedShift[T gibbsrt.Float](s *gibbsrt.Sampler[T], fused bool) {
+	impl.Get[func(*gibbsrt.Sampler[T], impl.FusedShift)]()(s, impl.FusedShift{Fused: fused})
+}
+
 // Module returns the module the sampler was loaded from.
 func (d device[T]) Module() impl.Module { return moduleHook[T]()(d.s) }
 

@@ -203,6 +203,7 @@ func GPULinear[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 		}
 		requireEqual(t, "SweepNoise with a linear term", got, want, d)
 	})
+	t.Run("Fused", func(t *testing.T) { requireFusedShift(t, g, m, ref, rng, st) })
 	t.Run("DeviceState", func(t *testing.T) { gpuLinearDevice(t, g, ref, hs, st, d, rng) })
 	t.Run("Distribution", func(t *testing.T) {
 		if err := g.SetModel(m.Rows(), m.Mu); err != nil {
@@ -251,4 +252,73 @@ func gpuLinearDevice[T gibbsrt.Float](t *testing.T, g *gibbsrt.Sampler[T], ref *
 		t.Fatal(err)
 	}
 	requireEqual(t, "SweepDevice after SetLinearDevice", got, want, d)
+}
+
+// requireFusedShift runs the per-model kernel with a linear term through
+// its entry point that subtracts and adds the shifts itself (the hook; the
+// shifts' own passes are the default), and requires the twin's bits at one
+// sweep a launch over more chains than a wave of the looping grid holds,
+// and at seven; then the same of the per-model exact-draw kernel's entry
+// point that adds them, where the package has it.
+func requireFusedShift[T gibbsrt.Float](t *testing.T, g *gibbsrt.Sampler[T], m Model, ref *gibbsrt.Reference[T],
+	rng *rand.Rand, st gibbsrt.Stream) {
+	if !slices.Contains(g.Strategies(), gibbsrt.Specialized) {
+		t.Skip("the package has no per-model kernel")
+	}
+	d := len(m.Mu)
+	hooks(g).SetFusedShift(true)
+	defer hooks(g).SetFusedShift(false)
+	if err := g.SetStrategy(gibbsrt.Specialized); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := g.SetStrategy(gibbsrt.Auto); err != nil {
+			t.Error(err)
+		}
+	}()
+	for _, c := range []struct{ chains, sweeps int }{{1, 1}, {129, 7}, {1000, 7}, {300_007, 1}} {
+		hs, _ := LinearTerms[T](m, c.chains, rng)
+		for _, s := range []interface{ SetLinear([]T) error }{g, ref} {
+			if err := s.SetLinear(hs); err != nil {
+				t.Fatal(err)
+			}
+		}
+		requireSameSweeps(t, fmt.Sprintf("fused shifts, B=%d sweeps=%d, GPU vs CPU", c.chains, c.sweeps), g.Sweep, ref,
+			randomState[T](rng, c.chains, d), c.sweeps, st, d)
+	}
+	if sp := g.Specialization(); sp.ShiftedState != gibbsrt.Ready {
+		t.Fatalf("fused shifts: the Shifted entry point is %v (%v); the sweeps above did not run it", sp.ShiftedState, sp.ShiftedErr)
+	}
+	// Exact draws by the per-model exact-draw kernel, the shifts added in
+	// its launch, over the last term's chains.
+	have, err := SetExactKernel(g, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const model = "gibbs_exact_model"
+	if !slices.Contains(have, model) {
+		return
+	}
+	if _, err := SetExactKernel(g, model); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if _, err := SetExactKernel(g, ""); err != nil {
+			t.Error(err)
+		}
+	}()
+	chains := 300_007
+	want := make([]T, chains*d)
+	if err := ref.DrawExact(want, st); err != nil {
+		t.Fatal(err)
+	}
+	got := randomState[T](rng, chains, d)
+	if err := g.DrawExact(got, st); err != nil {
+		t.Fatal(err)
+	}
+	requireEqual(t, "exact draws with the shifts fused, GPU vs CPU", got, want, d)
+	if sp := g.Specialization(); sp.ExactShiftedState != gibbsrt.Ready {
+		t.Fatalf("fused shifts: the exact-draw kernel's Shifted entry point is %v (%v); the draw above did not run it",
+			sp.ExactShiftedState, sp.ExactShiftedErr)
+	}
 }

@@ -175,7 +175,7 @@ func (g Geometry) Grid(e Entry, units, sms, resident int) int {
 	if (e == EntryExt || g.Loops) && g.PerSM > 0 && sms > 0 {
 		b = min(b, g.PerSM*sms)
 	}
-	if e == EntryPlain && g.PlainLoops && resident > 0 && sms > 0 {
+	if e.Plain() && g.PlainLoops && resident > 0 && sms > 0 {
 		b = min(b, resident*sms)
 	}
 	return b
@@ -238,9 +238,19 @@ type Kernel struct {
 	// Pulled, for a PTX sweep kernel, is a fourth entry point: the plain
 	// one (parameters Params) with each position's sum pulled rather than
 	// pushed, the same bits in other code. gibbsrt compiles it in place of
-	// the plain one only where a test or the bench asks (its hook), until a
-	// GPU run has timed both; the manifest does not list it.
+	// the plain one only where a test or the bench asks (its hook): faster
+	// in one-sweep launches, slower in long ones (run 39); the manifest
+	// does not list it.
 	Pulled string
+	// Shifted, for a PTX kernel, is an entry point (EntryShifted) with the
+	// plain one's parameters and d, a linear term's shifts (a row per
+	// chain): a sweep kernel's plain sweeps on x − d, handing back x + d,
+	// an exact-draw kernel's draws plus d. It fuses gibbs_shift's passes
+	// over the state into the launch, the same bits; gibbsrt launches it
+	// only where a test or the bench asks (its hook): run 39 timed it
+	// slower than the passes in float32, before a fix of its store that
+	// no GPU has timed yet; the manifest does not list it.
+	Shifted string
 
 	Params   []Param
 	Geometry Geometry
@@ -465,6 +475,12 @@ var familyParams = []Param{
 	{Name: "h", Kind: ConstRealP}, {Name: "bad", Kind: U32P},
 }
 
+// shiftedParams is the argument list of a Shifted entry point: the plain
+// one's, ps, then the shifts d ([chains][dim]).
+func shiftedParams(ps []Param) []Param {
+	return append(slices.Clip(ps), Param{Name: "d", Kind: ConstRealP})
+}
+
 // traceParams is the argument list of every traced sweep kernel: a sweep
 // kernel's, then the trace (see gibbsrt.Trace for the layout).
 var traceParams = append(append([]Param(nil), sweepParams...),
@@ -592,6 +608,7 @@ var table = []Kernel{
 		Traced: "gibbs_sweep_model_trace", TracedParams: traceParams,
 		Ext: "gibbs_sweep_model_ext", ExtParams: extParams,
 		Pulled:   "gibbs_sweep_model_pulled",
+		Shifted:  "gibbs_sweep_model_shift",
 		Strategy: Specialized, StrategyName: "model", GoName: "Specialized",
 		Doc:             "as gibbs_sweep_const with the model's coefficients in the instructions and its zero weights' fmas dropped. Shipped as PTX in which each coefficient is a marker on its own line of inline PTX: GGW_k (weight[k], k = j*stride+i), GGO_i (offset[i]), GGS_i (scale[i]); the host writes each as its float32 bits (0fXXXXXXXX), deletes the lines whose GGW_k is a zero weight, and has the driver compile the result (cuLinkCreate … cuLinkComplete in a context of its own, then cuModuleLoadData of the cubin)",
 		Params:          sweepParams,
@@ -708,6 +725,7 @@ var table = []Kernel{
 	},
 	{
 		Name: "gibbs_exact_model", Role: Exact, Block: "kernel_exact_model", With: Matrix, PTX: true,
+		Shifted:    "gibbs_exact_model_shift",
 		Doc:        "exact draws as gibbs_exact_chain, bit for bit, with the model's factor and mean in the instructions: shipped as PTX in which N_2[i][p] (i >= p) is the marker GGN_<p*dim+i> and c_2[i] is GGC_<i>, each on its own line of inline PTX; the host writes each as its bits (no line is deleted) and has the driver compile the result at the first exact draw after SetModel, as gibbs_sweep_model's",
 		Params:     exactParams,
 		GeometryOf: exactChainGeometry,

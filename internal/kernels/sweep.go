@@ -27,7 +27,14 @@ const (
 	// EntryExt is a sweep strategy's sweeps of every scheme, Chebyshev
 	// iterations and their traces.
 	EntryExt
+	// EntryShifted is a PTX kernel's plain entry point with a linear
+	// term's shifts d (Kernel.Shifted); not among EntryPoints.
+	EntryShifted
 )
+
+// Plain reports whether e runs the plain entry point's sweeps and launch
+// shape: EntryPlain or EntryShifted.
+func (e Entry) Plain() bool { return e == EntryPlain || e == EntryShifted }
 
 func (e Entry) String() string {
 	switch e {
@@ -37,6 +44,8 @@ func (e Entry) String() string {
 		return "traced"
 	case EntryExt:
 		return "ext"
+	case EntryShifted:
+		return "shifted"
 	}
 	return fmt.Sprintf("Entry(%d)", int(e))
 }
@@ -57,6 +66,8 @@ func (k *Kernel) EntryPoint(e Entry) (string, []Param) {
 		return k.Traced, k.TracedParams
 	case EntryExt:
 		return k.Ext, k.ExtParams
+	case EntryShifted:
+		return k.Shifted, shiftedParams(k.Params)
 	}
 	return k.Name, k.Params
 }

@@ -21,6 +21,11 @@ var links sync.Map // reflect.Type → function
 // types, and setStagedNormals' takes a *bool.
 type PulledSums struct{ Pulled *bool }
 
+// FusedShift is the argument of gibbsrt's hook that has plain sweeps with
+// a linear term run the per-model kernel's Shifted entry point (Fused) or
+// the shifts' own passes.
+type FusedShift struct{ Fused bool }
+
 // Set registers f under its type, once.
 func Set[F any](f F) {
 	if _, dup := links.LoadOrStore(reflect.TypeFor[F](), f); dup {
