@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
 	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbsimpl"
@@ -237,7 +238,45 @@ func pulledRows[T gibbsrt.Float](b *bench, dir, dtype string, s *gibbsrt.Sampler
 	if err := setModel(nil); err != nil {
 		return err
 	}
-	return setStrategy(s, gibbsrt.Auto)
+	if err := setStrategy(s, gibbsrt.Auto); err != nil {
+		return err
+	}
+	return pulledByLaunchRows(b, dir, dtype, s, ds, x0, batch, fmaRate)
+}
+
+// pulledByLaunchRows times Auto with the per-model kernel's sums pulled in
+// launches of few sweeps (kernels.PullSums; the runtime picks so only where
+// asked until a GPU run has checked it: gibbstest.SetPulledByLaunch), as
+// rows "auto+pulled", once a one-sweep launch has had the Pulled entry
+// point built, at batches where Auto runs the per-model kernel. The GPU
+// suite Specialized checks its bits. It leaves s
+// pushing its sums in every launch.
+func pulledByLaunchRows[T gibbsrt.Float](b *bench, dir, dtype string, s *gibbsrt.Sampler[T], ds *gibbsrt.DeviceState[T], x0 []T,
+	batch int, fmaRate float64) error {
+	if s.Choose(batch, 1) != gibbsrt.Specialized {
+		return nil // Auto runs another kernel at this batch
+	}
+	gibbstest.SetPulledByLaunch(s, true)
+	defer gibbstest.SetPulledByLaunch(s, false)
+	if err := s.SweepDevice(ds, 1, gibbsrt.Stream{Seed: benchSeed}); err != nil {
+		return err
+	}
+	sp := s.Specialization()
+	for ; sp.PulledState == gibbsrt.Compiling; sp = s.Specialization() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if sp.PulledState != gibbsrt.Ready {
+		return fmt.Errorf("auto+pulled: the Pulled entry point's build %v (%v)", sp.PulledState, sp.PulledErr)
+	}
+	for _, sweeps := range b.opt.sweeps {
+		stats, err := timeSweeps(b, s, ds, x0, sweeps)
+		if err != nil {
+			return fmt.Errorf("auto+pulled, B=%d, %d sweeps: %w", batch, sweeps, err)
+		}
+		b.addPackageRow(PackageRow{Dir: dir, Dim: s.Dim(), DType: dtype, Batch: batch, SweepsPerLaunch: sweeps,
+			Kernel: "auto+pulled", Resolved: s.Choose(batch, sweeps).String(), Launch: stats}, "auto+pulled", int(sizeOf[T]()), fmaRate)
+	}
+	return nil
 }
 
 // addPackageRow completes r from its launch statistics and the floor of

@@ -21,6 +21,7 @@ func link[T Float]() {
 	impl.Set((*Sampler[T]).lastChebyshevShared)
 	impl.Set((*Sampler[T]).setStagedNormals)
 	impl.Set((*Sampler[T]).setPulledSums)
+	impl.Set((*Sampler[T]).setPulledByLaunch)
 	impl.Set((*Sampler[T]).setFusedShift)
 	impl.Set((*Sampler[T]).setExactKernel)
 }

@@ -58,6 +58,9 @@ type Sampler[T Float] struct {
 	// pulledForced (a test hook) has the per-model kernels of the models
 	// set after it pull their plain sweeps' sums (pullSums); nil pushes.
 	pulledForced *bool
+	// pulledByLaunch (a test hook) has plain launches of the per-model
+	// kernel pull their sums where they are short (pulledEntry).
+	pulledByLaunch bool
 	// shiftFused (a test hook) has plain sweeps and exact draws with a
 	// linear term run the per-model kernels' Shifted entry points, which
 	// subtract and add the shifts themselves, where those kernels run
@@ -843,7 +846,8 @@ func (s *Sampler[T]) launchEntry(l cuda.Locked, k *kernels.Kernel, e kernels.Ent
 		}
 		// Every value a sweep launch has: the entry point takes those its
 		// parameter list names.
-		if err := s.launch(l, k, e, chains, append(extArgs(x, chains, n, part, kind, cp, t), arg{"d", uint64(d)})); err != nil {
+		pe := s.pulledEntry(k, e, n)
+		if err := s.launch(l, k, pe, chains, append(extArgs(x, chains, n, part, kind, cp, t), arg{"d", uint64(d)})); err != nil {
 			return err
 		}
 		if t.out != 0 { // the next launch's records follow this one's

@@ -110,6 +110,16 @@ type Specialization struct {
 	// (gibbs_exact_model_shift).
 	ExactShiftedState SpecializationState
 	ExactShiftedErr   error
+
+	// PulledState is where the plain entry point with pulled sums stands
+	// as a build of its own (gibbs_sweep_model_pulled, EntryPulled), which
+	// plain launches of few sweeps run once it is ready
+	// (kernels.PullSums): compiled on the first such launch, where the
+	// sampler picks pulled sums by launch, which only a test or the bench
+	// asks for (gibbstest.SetPulledByLaunch) until a GPU run has checked
+	// the choice.
+	PulledState SpecializationState
+	PulledErr   error
 }
 
 // entryBuild is the compile of one entry point; started is guarded by the
@@ -155,11 +165,12 @@ func (e *entryBuild) state() SpecializationState {
 
 // buildExact and buildExactShifted are the slots of specialization.builds
 // that hold the per-model exact-draw kernel's entry points, the plain one
-// and the Shifted one; slots 0 to 3 hold the per-model sweep kernel's, by
-// kernels.Entry.
+// and the Shifted one, and buildPulled the per-model sweep kernel's Pulled
+// one; slots 0 to 3 hold its others, by kernels.Entry.
 const (
 	buildExact = 4 + iota
 	buildExactShifted
+	buildPulled
 )
 
 // buildSlot returns the slot of specialization.builds of k's entry point e.
@@ -169,6 +180,8 @@ func buildSlot(k *kernels.Kernel, e kernels.Entry) int {
 		return buildExactShifted
 	case k.Role == kernels.Exact:
 		return buildExact
+	case e == kernels.EntryPulled:
+		return buildPulled
 	}
 	return int(e)
 }
@@ -180,7 +193,7 @@ type specialization[T Float] struct {
 	co            *Coefficients[T]
 	exact         exactValues[T] // the exact-draw kernel's markers' values
 	paths         ptxPaths       // the ways its kernel runs: GGZ's, and which plain entry point
-	builds        [6]entryBuild  // by buildSlot
+	builds        [7]entryBuild  // by buildSlot
 	first         int            // the slot of the build made first
 	dropped, kept int            // written before the first build's done is closed
 	used          uint64         // the sampler's use clock at its last SetModel
@@ -316,11 +329,11 @@ func placeNormals[T Float](ptx []byte, co *Coefficients[T], kind SweepKind, forc
 }
 
 // pullSums reports whether the plain sweeps of k, specialized from ptx,
-// pull their sums: where forced asks (a test hook) and the PTX has k's
-// Pulled entry point (a package of gibbsgen 0.17 or later). Pushed sums
-// stay the default: run 39 (docs/log/BENCHMARKS-runs.md) timed pulled
-// ones faster in one-sweep launches and slower inside long ones, and a
-// choice by a launch's sweeps needs both entry points built side by side.
+// pull their sums in every launch, the Pulled entry point compiled in the
+// plain one's place: where forced asks (a test hook) and the PTX has it (a
+// package of gibbsgen 0.17 or later). Run 39 (docs/log/BENCHMARKS-runs.md)
+// timed pulled sums faster in one-sweep launches and slower inside long
+// ones, so the runtime's own choice is by launch (pulledEntry).
 func pullSums(ptx []byte, k *kernels.Kernel, forced *bool) bool {
 	return forced != nil && *forced && ptxHas(ptx, k.Pulled)
 }
@@ -418,6 +431,35 @@ func (s *Sampler[T]) setPulledSums(p impl.PulledSums) {
 	s.pulledForced = p.Pulled
 }
 
+// setPulledByLaunch (a test hook) has plain launches of the per-model
+// kernel pick pulled or pushed sums by their sweeps (pulledEntry), or
+// always push them (the default until a GPU run has checked the choice).
+func (s *Sampler[T]) setPulledByLaunch(p impl.PulledByLaunch) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pulledByLaunch = p.On
+}
+
+// pulledEntry returns the entry point of k that a launch of sweeps sweeps
+// through its entry point e runs: EntryPulled where the sampler picks sums
+// by launch (pulledByLaunch), e is the plain one of the per-model sweep
+// kernel, the launch is short (kernels.PullSums), the PTX has the entry
+// point, and its build, started by the first such launch, is ready; e
+// otherwise. Both run the same bits, so a run may switch when the build
+// becomes ready. The caller holds s.mu.
+func (s *Sampler[T]) pulledEntry(k *kernels.Kernel, e kernels.Entry, sweeps int) kernels.Entry {
+	sp := s.spec
+	if !s.pulledByLaunch || e != kernels.EntryPlain || !k.PTX || k.Role != kernels.Sweep || sp == nil ||
+		sp.paths.pulled || !kernels.PullSums(dtypeOf[T](), sweeps) || !ptxHas(s.m.PTX, k.Pulled) {
+		return e
+	}
+	s.startBuilds(sp, k, kernels.EntryPulled)
+	if sp.builds[buildPulled].ready() {
+		return kernels.EntryPulled
+	}
+	return e
+}
+
 // setFusedShift (a test hook) has later plain sweeps with a linear term
 // run the per-model kernel's Shifted entry point where Auto picks that
 // kernel (fusedShift), or the shifts' own passes (the default), so that
@@ -475,7 +517,7 @@ func (s *Sampler[T]) specialize(p *plan[T]) {
 		sp.builds[i].done = make(chan struct{})
 	}
 	if co.Keep != 0 { // over-relaxed: the plain entry points would be wrong
-		for _, e := range []kernels.Entry{kernels.EntryPlain, kernels.EntryTraced, kernels.EntryShifted} {
+		for _, e := range []kernels.Entry{kernels.EntryPlain, kernels.EntryTraced, kernels.EntryShifted, kernels.EntryPulled} {
 			b := &sp.builds[e]
 			b.started, b.err = true, errPlainUnbuilt
 			close(b.done)
@@ -700,8 +742,8 @@ func (s *Sampler[T]) Specialization() Specialization {
 	out := Specialization{
 		State: first.state(), TracedState: sp.builds[kernels.EntryTraced].state(), ExtState: sp.builds[kernels.EntryExt].state(),
 		ExactState: sp.builds[buildExact].state(), ShiftedState: sp.builds[kernels.EntryShifted].state(),
-		ExactShiftedState: sp.builds[buildExactShifted].state(),
-		Cached:            s.specCached, ModelHash: sp.hash, Generation: s.generation,
+		ExactShiftedState: sp.builds[buildExactShifted].state(), PulledState: sp.builds[buildPulled].state(),
+		Cached: s.specCached, ModelHash: sp.hash, Generation: s.generation,
 		StagedNormals: sp.paths.staged, PulledSums: sp.paths.pulled,
 	}
 	if out.State != Compiling {
@@ -722,6 +764,9 @@ func (s *Sampler[T]) Specialization() Specialization {
 	}
 	if out.ExactShiftedState != Compiling {
 		out.ExactShiftedErr = sp.builds[buildExactShifted].err
+	}
+	if out.PulledState != Compiling {
+		out.PulledErr = sp.builds[buildPulled].err
 	}
 	return out
 }

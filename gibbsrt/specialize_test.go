@@ -174,6 +174,64 @@ func TestPullSums(t *testing.T) {
 	}
 }
 
+// TestPulledEntry: where the sampler picks sums by launch, a plain launch
+// of the per-model sweep kernel runs the Pulled entry point once its build
+// is ready and the launch has at most kernels.PulledSweeps sweeps, and the
+// plain one otherwise: the hook off, the build compiling or failed, longer
+// launches, other entry points and kernels, the entry point compiled in
+// the plain one's place already, a PTX without it.
+func TestPulledEntry(t *testing.T) {
+	k := kernels.Named("gibbs_sweep_model")
+	with := []byte(".visible .entry gibbs_sweep_model(\n}\n.visible .entry " + k.Pulled + "(\n}\n")
+	newSpec := func() *specialization[float32] {
+		sp := &specialization[float32]{}
+		for i := range sp.builds {
+			sp.builds[i].done = make(chan struct{})
+		}
+		sp.builds[buildPulled].started = true // compiling: startBuilds starts nothing
+		return sp
+	}
+	s := &Sampler[float32]{m: impl.Module{Dim: 32, PTX: with}, spec: newSpec()}
+	check := func(what string, k *kernels.Kernel, e kernels.Entry, sweeps int, want kernels.Entry) {
+		t.Helper()
+		if got := s.pulledEntry(k, e, sweeps); got != want {
+			t.Errorf("%s: pulledEntry(%s, %v, %d) = %v, want %v", what, k.Name, e, sweeps, got, want)
+		}
+	}
+	plain, pulled := kernels.EntryPlain, kernels.EntryPulled
+	check("hook off", k, plain, 1, plain)
+	s.pulledByLaunch = true
+	check("compiling", k, plain, 1, plain)
+	close(s.spec.builds[buildPulled].done)
+	check("ready, one sweep", k, plain, 1, pulled)
+	most := kernels.PulledSweeps(kernels.Float32)
+	check("ready, the most sweeps", k, plain, most, pulled)
+	check("ready, one sweep more", k, plain, most+1, plain)
+	check("traced", k, kernels.EntryTraced, 1, kernels.EntryTraced)
+	check("ext", k, kernels.EntryExt, 1, kernels.EntryExt)
+	check("shifted", k, kernels.EntryShifted, 1, kernels.EntryShifted)
+	check("another kernel", kernels.ForStrategy(kernels.Tiled), plain, 1, plain)
+	s.spec.paths.pulled = true
+	check("pulled in place", k, plain, 1, plain)
+	s.spec.paths.pulled = false
+	s.spec.builds[buildPulled].err = errors.New("no")
+	check("failed", k, plain, 1, plain)
+	s.spec = newSpec()
+	s.m.PTX = []byte(".visible .entry gibbs_sweep_model(\n}\n")
+	check("no Pulled entry point", k, plain, 1, plain)
+
+	d := &Sampler[float64]{m: impl.Module{Dim: 32, PTX: with}, pulledByLaunch: true, spec: &specialization[float64]{}}
+	b := &d.spec.builds[buildPulled]
+	b.started, b.done = true, make(chan struct{})
+	close(b.done)
+	if got := d.pulledEntry(k, plain, 1); got != pulled {
+		t.Errorf("float64, one sweep: %v, want %v", got, pulled)
+	}
+	if got := d.pulledEntry(k, plain, kernels.PulledSweeps(kernels.Float64)+1); got != plain {
+		t.Errorf("float64, %d sweeps: %v, want %v", kernels.PulledSweeps(kernels.Float64)+1, got, plain)
+	}
+}
+
 // TestSpecializePTXStaged: GGZ becomes 1 or 0, and nothing else changes.
 func TestSpecializePTXStaged(t *testing.T) {
 	const src = "\tmov.u32 %r1, GGZ;\n\tsetp.ne.s32 %p1, %r1, 0;\n"

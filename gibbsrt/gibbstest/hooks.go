@@ -53,6 +53,17 @@ func SetPulledSums[T gibbsrt.Float](s *gibbsrt.Sampler[T], pulled *bool) {
 	pulledSumsHook[T]()(s, impl.PulledSums{Pulled: pulled})
 }
 
+// SetPulledByLaunch has later plain launches of the per-model kernel pull
+// their sums where they are short (kernels.PullSums), once that entry
+// point is compiled, or always push them (the default).
+func (d device[T]) SetPulledByLaunch(on bool) { SetPulledByLaunch(d.s, on) }
+
+// SetPulledByLaunch is device.SetPulledByLaunch for the bench, which times
+// Auto both ways.
+func SetPulledByLaunch[T gibbsrt.Float](s *gibbsrt.Sampler[T], on bool) {
+	impl.Get[func(*gibbsrt.Sampler[T], impl.PulledByLaunch)]()(s, impl.PulledByLaunch{On: on})
+}
+
 // SetFusedShift has later plain sweeps with a linear term run the
 // per-model kernel's entry point that subtracts and adds the shifts itself
 // (fused) where that kernel runs, or the shifts' own passes (the default).

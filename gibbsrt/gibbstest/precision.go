@@ -460,9 +460,13 @@ func GPUPrecision[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 // familyExact reports whether DrawExact with a precision per chain runs
 // at dim d in T (kernels.FamilyExactMaxDim).
 func familyExact[T gibbsrt.Float](d int) bool {
-	dt := kernels.Float32
+	return d <= kernels.FamilyExactMaxDim(dtypeOf[T]())
+}
+
+// dtypeOf is T's kernel dtype.
+func dtypeOf[T gibbsrt.Float]() kernels.DType {
 	if unsafe.Sizeof(T(0)) == 8 {
-		dt = kernels.Float64
+		return kernels.Float64
 	}
-	return d <= kernels.FamilyExactMaxDim(dt)
+	return kernels.Float32
 }

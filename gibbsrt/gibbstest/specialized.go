@@ -7,15 +7,17 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gibbsgen/gibbsgen/gibbsrt"
 	"github.com/gibbsgen/gibbsgen/gibbsrt/gibbsimpl"
+	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
 // gpuSpecialized checks the per-model kernel, where the package has one:
 // bit for bit against the twin on banded and sparse models (the dense one
 // runs in GPU's per-strategy subtests), with its plain sweeps' sums pushed
-// and pulled (requirePulledSums), the cache, Auto's switch once the kernel
+// and pulled (requirePulledSums), pulled by launch (requirePulledByLaunch), the cache, Auto's switch once the kernel
 // is compiled, and the fallback when the driver cannot compile it.
 func gpuSpecialized[T gibbsrt.Float](t *testing.T, h Harness[T], g *gibbsrt.Sampler[T]) {
 	if !slices.Contains(g.Strategies(), gibbsrt.Specialized) {
@@ -49,6 +51,7 @@ func gpuSpecialized[T gibbsrt.Float](t *testing.T, h Harness[T], g *gibbsrt.Samp
 				requireExactModel(t, g, ref, st, d)
 			}
 			requirePulledSums(t, g, m, ref, rng, st)
+			requirePulledByLaunch(t, g, m, ref, rng, st)
 		})
 	}
 
@@ -209,6 +212,36 @@ func requirePulledSums[T gibbsrt.Float](t *testing.T, g *gibbsrt.Sampler[T], m M
 	t.Logf("%s, pulled sums: %d registers; JIT %v", m.Name, sp.Registers, sp.JIT)
 	for _, c := range []struct{ chains, sweeps int }{{1, 1}, {129, 7}, {1000, 7}, {300_007, 1}} {
 		requireSameSweeps(t, fmt.Sprintf("pulled sums, B=%d sweeps=%d, GPU vs CPU", c.chains, c.sweeps), g.Sweep, ref,
+			randomState[T](rng, c.chains, d), c.sweeps, st, d)
+	}
+}
+
+// requirePulledByLaunch has the sampler pick pulled sums by a launch's
+// sweeps (the hook; pushed sums in every launch are the default), waits for
+// the Pulled entry point's build that the first short launch starts, and
+// requires the twin's bits in launches of one sweep and of the most sweeps
+// that pull (kernels.PulledSweeps), and of one more, which push.
+func requirePulledByLaunch[T gibbsrt.Float](t *testing.T, g *gibbsrt.Sampler[T], m Model, ref *gibbsrt.Reference[T],
+	rng *rand.Rand, st gibbsrt.Stream) {
+	t.Helper()
+	d := len(m.Mu)
+	hooks(g).SetPulledByLaunch(true)
+	defer hooks(g).SetPulledByLaunch(false)
+	if sp := g.WaitSpecialization(); sp.State != gibbsrt.Ready || sp.PulledSums {
+		t.Fatalf("pulled by launch: specialization %v (%v), pulled in place %v", sp.State, sp.Err, sp.PulledSums)
+	}
+	requireSameSweeps(t, "pulled by launch, before its build, B=3 sweeps=1, GPU vs CPU", g.Sweep, ref,
+		randomState[T](rng, 3, d), 1, st, d)
+	sp := g.Specialization()
+	for deadline := time.Now().Add(5 * time.Minute); sp.PulledState == gibbsrt.Compiling && time.Now().Before(deadline); sp = g.Specialization() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if sp.PulledState != gibbsrt.Ready {
+		t.Fatalf("pulled by launch: the Pulled entry point's build %v (%v) after a one-sweep launch", sp.PulledState, sp.PulledErr)
+	}
+	most := kernels.PulledSweeps(dtypeOf[T]())
+	for _, c := range []struct{ chains, sweeps int }{{1, 1}, {300_007, 1}, {1000, most}, {1000, most + 1}} {
+		requireSameSweeps(t, fmt.Sprintf("pulled by launch, B=%d sweeps=%d, GPU vs CPU", c.chains, c.sweeps), g.Sweep, ref,
 			randomState[T](rng, c.chains, d), c.sweeps, st, d)
 	}
 }

@@ -235,12 +235,13 @@ type Kernel struct {
 	TracedParams []Param
 	Ext          string
 	ExtParams    []Param
-	// Pulled, for a PTX sweep kernel, is a fourth entry point: the plain
-	// one (parameters Params) with each position's sum pulled rather than
-	// pushed, the same bits in other code. gibbsrt compiles it in place of
-	// the plain one only where a test or the bench asks (its hook): faster
-	// in one-sweep launches, slower in long ones (run 39); the manifest
-	// does not list it.
+	// Pulled, for a PTX sweep kernel, is an entry point (EntryPulled):
+	// the plain one (parameters Params) with each position's sum pulled
+	// rather than pushed, the same bits in other code: faster in launches
+	// of few sweeps, slower in long ones (run 39; PullSums). gibbsrt
+	// compiles it beside the plain one where a launch is short enough, or
+	// in its place where a test asks (its hooks); the manifest does not
+	// list it.
 	Pulled string
 	// Shifted, for a PTX kernel, is an entry point (EntryShifted) with the
 	// plain one's parameters and d, a linear term's shifts (a row per

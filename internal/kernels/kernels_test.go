@@ -170,3 +170,26 @@ func TestPlainLoops(t *testing.T) {
 		}
 	}
 }
+
+// TestPullSums pins the launches whose sums the per-model kernel pulls:
+// 1 to 8 sweeps in float32, 1 in float64 (run 39's crossings, 10 to 14
+// and 2.4 sweeps, with a margin).
+func TestPullSums(t *testing.T) {
+	for _, c := range []struct {
+		dt     DType
+		sweeps int
+		want   bool
+	}{{Float32, 0, false}, {Float32, 1, true}, {Float32, 8, true}, {Float32, 9, false}, {Float32, 100, false},
+		{Float64, 0, false}, {Float64, 1, true}, {Float64, 2, false}} {
+		if got := PullSums(c.dt, c.sweeps); got != c.want {
+			t.Errorf("PullSums(%v, %d) = %v, want %v", c.dt, c.sweeps, got, c.want)
+		}
+	}
+	if got := EntryPulled.String(); got != "pulled" || !EntryPulled.Plain() {
+		t.Errorf("EntryPulled: %q, plain %v", got, EntryPulled.Plain())
+	}
+	k := Named("gibbs_sweep_model")
+	if name, params := k.EntryPoint(EntryPulled); name != k.Pulled || len(params) != len(k.Params) {
+		t.Errorf("EntryPoint(EntryPulled) = %s, %d parameters; want %s, %d", name, len(params), k.Pulled, len(k.Params))
+	}
+}

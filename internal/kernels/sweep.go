@@ -30,11 +30,16 @@ const (
 	// EntryShifted is a PTX kernel's plain entry point with a linear
 	// term's shifts d (Kernel.Shifted); not among EntryPoints.
 	EntryShifted
+	// EntryPulled is a PTX sweep kernel's plain entry point with each
+	// position's sum pulled rather than pushed (Kernel.Pulled): the plain
+	// one's parameters and bits, for launches of few sweeps (PullSums);
+	// not among EntryPoints.
+	EntryPulled
 )
 
 // Plain reports whether e runs the plain entry point's sweeps and launch
-// shape: EntryPlain or EntryShifted.
-func (e Entry) Plain() bool { return e == EntryPlain || e == EntryShifted }
+// shape: EntryPlain, EntryShifted or EntryPulled.
+func (e Entry) Plain() bool { return e == EntryPlain || e == EntryShifted || e == EntryPulled }
 
 func (e Entry) String() string {
 	switch e {
@@ -46,6 +51,8 @@ func (e Entry) String() string {
 		return "ext"
 	case EntryShifted:
 		return "shifted"
+	case EntryPulled:
+		return "pulled"
 	}
 	return fmt.Sprintf("Entry(%d)", int(e))
 }
@@ -68,6 +75,29 @@ func (k *Kernel) EntryPoint(e Entry) (string, []Param) {
 		return k.Ext, k.ExtParams
 	case EntryShifted:
 		return k.Shifted, shiftedParams(k.Params)
+	case EntryPulled:
+		return k.Pulled, k.Params
 	}
 	return k.Name, k.Params
 }
+
+// PulledSweeps returns the most sweeps of a launch whose plain sweeps the
+// per-model kernel runs with pulled sums (Kernel.Pulled) rather than
+// pushed, by dtype. Pulled sums hold dim values a chain instead of 2·dim
+// and set up no sums at a launch's start, so a launch costs less to start
+// (and, at dim 64, to run one sweep); pushed ones cost less a sweep after
+// that. Run 39 (an H100, a million chains; docs/log/BENCHMARKS-runs.md)
+// timed both at 1 and 100 sweeps a launch; a launch's time a + b·sweeps
+// fitted to them crosses at 14 sweeps in float32 at dim 32, 10 at dim 64,
+// and 2.4 in float64 at dim 32. The bounds keep a margin below those:
+// nothing between 1 and 100 was measured.
+func PulledSweeps(dt DType) int {
+	if dt == Float64 {
+		return 1
+	}
+	return 8
+}
+
+// PullSums reports whether a launch of sweeps plain sweeps of dtype dt runs
+// the per-model kernel's pulled sums (PulledSweeps).
+func PullSums(dt DType, sweeps int) bool { return sweeps >= 1 && sweeps <= PulledSweeps(dt) }

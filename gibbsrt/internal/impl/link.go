@@ -21,6 +21,11 @@ var links sync.Map // reflect.Type → function
 // types, and setStagedNormals' takes a *bool.
 type PulledSums struct{ Pulled *bool }
 
+// PulledByLaunch is the argument of gibbsrt's hook that has plain
+// launches of the per-model kernel pull their sums where they are short
+// (On) or always push them.
+type PulledByLaunch struct{ On bool }
+
 // FusedShift is the argument of gibbsrt's hook that has plain sweeps with
 // a linear term run the per-model kernel's Shifted entry point (Fused) or
 // the shifts' own passes.
