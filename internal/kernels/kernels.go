@@ -85,6 +85,9 @@ const (
 	// a Cholesky factor per chain (docs/ARITHMETIC.md, "Exact draws with a
 	// precision per chain").
 	FamilyExact
+	// MatrixPass runs one pass of the matrix form over every chain from
+	// one state array into another (a candidate: kernels.Candidate).
+	MatrixPass
 )
 
 // String is the role's name in the manifest.
@@ -112,6 +115,8 @@ func (r Role) String() string {
 		return "family"
 	case FamilyExact:
 		return "family_exact"
+	case MatrixPass:
+		return "matrix_pass"
 	}
 	return fmt.Sprintf("Role(%d)", int(r))
 }

@@ -1,0 +1,90 @@
+package kernels
+
+import "fmt"
+
+// The matrix form as a GEMM (issue 28): gibbs_matrix_pass runs one pass of
+// the matrix form, y = c_f + M_f·x + N_f·z, over every chain, bit for bit
+// the matrix strategy's gg_mpass, with the structure of a SIMT SGEMM
+// (CUTLASS's): a block owns a tile of BM chains by BN positions and a
+// thread a register tile of TM chains by TN positions, so that each value
+// it loads from shared memory feeds TN or TM fmas; K (the positions
+// summed) runs in slabs of BK, first over M with the state's slab as the A
+// operand, then over N's lower triangle with the normals', drawn by
+// Philox as the slab is stored and never written to memory. It reads x
+// and writes y, so a tile need not hold a chain's every coordinate and a
+// batch of a few thousand chains still fills the GPU; a sweep is then a
+// launch a pass, the state going through memory between passes (the
+// matrix strategy holds a block's chains in shared memory for a whole
+// launch, a block per 32 or 64 chains at dims 128 to 1024).
+//
+// It is a candidate: no package holds it until a GPU run has checked it
+// against the twin and timed it against the matrix strategy and cuBLAS.
+// gen's TestMatrixPassOnHost runs it under the host emulation, bit for bit
+// against the twin's forward, backward and symmetric sweeps.
+
+// MatrixPassShape is the matrix-form pass kernel's shape for one dim and
+// dtype.
+type MatrixPassShape struct {
+	TM, TN     int // chains and positions of a thread's register tile
+	TY, TX     int // threads along chains (fastest in the block) and along positions
+	Threads    int // TY·TX
+	BM, BN, BK int // chains and positions of a block's tile; positions of K a slab
+	Tiles      int // position tiles of a group of chains: ceil(dim/BN)
+	NL         int // elements of a table's slab a thread loads: BK·BN/Threads
+	MinBlocks  int // blocks a multiprocessor should hold (__launch_bounds__)
+}
+
+// MatrixPassShapeOf returns the pass kernel's shape: gibbs_exact_gemm's
+// (16 by 16 threads, 8 chains by 8 positions a thread in float32, by 4 in
+// float64, slabs of 8), whose A operand's slab is a Philox group of 4
+// positions a thread. Two blocks a multiprocessor (128 registers) in
+// float32, where ptxas 11.8 spills 16 to 24 bytes (sm_90, dims 128 and
+// 1024); one in float64, where at two it spilled 188.
+func MatrixPassShapeOf(dim int, dt DType) MatrixPassShape {
+	s := MatrixPassShape{TM: 8, TN: 8, TY: 16, TX: 16, BK: 8, MinBlocks: 2}
+	if dt == Float64 {
+		s.TN, s.MinBlocks = 4, 1
+	}
+	s.Threads = s.TY * s.TX
+	s.BM, s.BN = s.TY*s.TM, s.TX*s.TN
+	s.Tiles = (dim + s.BN - 1) / s.BN
+	s.NL = s.BK * s.BN / s.Threads
+	return s
+}
+
+// matrixPassGeometry is the pass kernel's launch: BM chains a block, Tiles
+// work items a group, the grid capped at MinBlocks blocks a
+// multiprocessor, each block looping over its work items.
+func matrixPassGeometry(dim int, dt DType) Geometry {
+	s := MatrixPassShapeOf(dim, dt)
+	return Geometry{Unit: "chains", PerBlock: s.BM, Threads: s.Threads, Tiles: s.Tiles, PerSM: s.MinBlocks, Loops: true,
+		Note: fmt.Sprintf("a thread per %d chains × %d positions, %d positions a tile", s.TM, s.TN, s.BN)}
+}
+
+// candidates are kernels written but not yet put in packages (Candidate).
+var candidates = []Kernel{
+	{
+		Name: "gibbs_matrix_pass", Role: MatrixPass, Block: "kernel_matrix_pass", With: Matrix,
+		Doc: "one pass of the matrix form over every chain, y = c_f + M_f x + N_f z, bit for bit the matrix strategy's, as a SIMT GEMM: kernels.MatrixPassShape",
+		Params: []Param{
+			{Name: "x", Kind: ConstRealP}, {Name: "y", Kind: RealP}, {Name: "chains", Kind: U64}, {Name: "frame", Kind: U32},
+			{Name: "seed", Kind: U64, Break: true}, {Name: "sweep", Kind: U64}, {Name: "chain0", Kind: U64},
+		},
+		GeometryOf: matrixPassGeometry,
+		Symbols:    []string{SymbolMatM, SymbolMatN, SymbolMatC},
+		Shape:      func(dim int, dt DType) any { return MatrixPassShapeOf(dim, dt) },
+		Dims:       anyDims,
+	},
+}
+
+// Candidate returns the candidate kernel called name, or nil: a row that
+// All, Supported and so the generator's packages do not hold, for the
+// host emulation's tests and the calibration scripts.
+func Candidate(name string) *Kernel {
+	for i := range candidates {
+		if candidates[i].Name == name {
+			return &candidates[i]
+		}
+	}
+	return nil
+}
