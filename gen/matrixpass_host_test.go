@@ -107,9 +107,10 @@ func elemBytes[T gibbsrt.Float]() int {
 }
 
 // TestMatrixPassSource writes, where GIBBSGEN_CALIBRATE_OUT names a
-// directory, the CUDA source of a module of the matrix strategy and the
-// candidate gibbs_matrix_pass at each shape bench/calibrate/matrix_pass.py
-// times: pass<dim>_<dtype>.cu. It checks nothing otherwise.
+// directory, the CUDA source of a module of the matrix strategy,
+// gibbs_exact_gemm and the candidate gibbs_matrix_pass at each shape
+// bench/calibrate/matrix_pass.py times: pass<dim>_<dtype>.cu. It checks
+// nothing otherwise.
 func TestMatrixPassSource(t *testing.T) {
 	dir := os.Getenv("GIBBSGEN_CALIBRATE_OUT")
 	if dir == "" {
@@ -122,7 +123,8 @@ func TestMatrixPassSource(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := m.renderImage("module.cu", newImage([]*kernels.Kernel{kernels.ForStrategy(kernels.Matrix), kernels.Candidate("gibbs_matrix_pass")}))
+		src, err := m.renderImage("module.cu", newImage([]*kernels.Kernel{kernels.ForStrategy(kernels.Matrix),
+			kernels.Named("gibbs_exact_gemm"), kernels.Candidate("gibbs_matrix_pass")}))
 		if err != nil {
 			t.Fatal(err)
 		}
