@@ -63,16 +63,23 @@ type emuCase struct {
 // exactCases runs exact-draw kernel k, in the module build makes of each
 // case, against the twin (exactOnHost).
 func exactCases(t *testing.T, cases []emuCase, build func(Spec) *emuModule, k *kernels.Kernel) {
+	runEmuCases(t, cases, build,
+		func(t *testing.T, m *emuModule, s Spec) { exactOnHost[float32](t, m, s, k) },
+		func(t *testing.T, m *emuModule, s Spec) { exactOnHost[float64](t, m, s, k) })
+}
+
+// runEmuCases runs, in parallel subtests, the check of each case's dtype
+// (f32 or f64) on the module build makes of it.
+func runEmuCases(t *testing.T, cases []emuCase, build func(Spec) *emuModule, f32, f64 func(*testing.T, *emuModule, Spec)) {
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("dim=%d/%s", c.dim, c.dt), func(t *testing.T) {
 			t.Parallel()
 			s := Spec{Dim: c.dim, DType: c.dt, Package: "emu", Dir: "emu"}
-			m := build(s)
+			run := f32
 			if c.dt == kernels.Float64 {
-				exactOnHost[float64](t, m, s, k)
-			} else {
-				exactOnHost[float32](t, m, s, k)
+				run = f64
 			}
+			run(t, build(s), s)
 		})
 	}
 }

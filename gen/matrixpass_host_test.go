@@ -24,18 +24,11 @@ import (
 // slab of 8 beyond dim 64).
 func TestMatrixPassOnHost(t *testing.T) {
 	k := kernels.Candidate("gibbs_matrix_pass")
-	for _, c := range []emuCase{{13, kernels.Float32}, {36, kernels.Float32}, {72, kernels.Float32}, {13, kernels.Float64}, {130, kernels.Float64}} {
-		t.Run(fmt.Sprintf("dim=%d/%s", c.dim, c.dt), func(t *testing.T) {
-			t.Parallel()
-			s := Spec{Dim: c.dim, DType: c.dt, Package: "emu", Dir: "emu"}
-			m := buildEmuImage(t, s, newImage([]*kernels.Kernel{kernels.ForStrategy(kernels.Matrix), k}))
-			if c.dt == kernels.Float64 {
-				matrixPassOnHost[float64](t, m, s, k)
-			} else {
-				matrixPassOnHost[float32](t, m, s, k)
-			}
-		})
-	}
+	cases := []emuCase{{13, kernels.Float32}, {36, kernels.Float32}, {72, kernels.Float32}, {13, kernels.Float64}, {130, kernels.Float64}}
+	runEmuCases(t, cases, func(s Spec) *emuModule {
+		return buildEmuImage(t, s, newImage([]*kernels.Kernel{kernels.ForStrategy(kernels.Matrix), k}))
+	}, func(t *testing.T, m *emuModule, s Spec) { matrixPassOnHost[float32](t, m, s, k) },
+		func(t *testing.T, m *emuModule, s Spec) { matrixPassOnHost[float64](t, m, s, k) })
 }
 
 func matrixPassOnHost[T gibbsrt.Float](t *testing.T, m *emuModule, s Spec, k *kernels.Kernel) {

@@ -5,18 +5,11 @@
 # for bit, and times PyTorch's exact sampler (randn + addmm) beside them.
 import glob, os, sys, numpy as np, cupy as cp
 from cupy.cuda import driver
+from calib import timeit
 here = sys.argv[1]
 only = sys.argv[2] if len(sys.argv) > 2 else ''
 sms = cp.cuda.Device().attributes['MultiProcessorCount']
 print('SMs', sms, cp.cuda.runtime.getDeviceProperties(0)['name'].decode())
-def timeit(f, reps=20):
-    for _ in range(3): f()
-    ts = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record(); f(); b.record(); b.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(a, b) * 1000)
-    return float(np.median(ts))
 base = {}
 for path in sorted(glob.glob(os.path.join(here, 'v*.ptx')), key=lambda p: ('base' not in p, p)):
     name = os.path.basename(path)[:-4]
@@ -34,7 +27,7 @@ for path in sorted(glob.glob(os.path.join(here, 'v*.ptx')), key=lambda p: ('base
         x = cp.empty(B * dim, cp.float32)
         grid = min(occ * sms, (B + 127) // 128)
         args = (x, np.uint64(B), np.uint64(12345), np.uint64(7), np.uint64(0))
-        t = timeit(lambda: fn((grid,), (128,), args))
+        t = timeit(lambda: fn((grid,), (128,), args), reps=20, warmup=3)
         bits = x.view(cp.uint32)
         key = (dim, B)
         if 'base' in name: base[key] = bits.copy()
@@ -50,4 +43,4 @@ if not only:
             def f():
                 z = torch.randn(B, dim, device='cuda')
                 return torch.addmm(c, z, L.t())
-            print(f'torch dim {dim} B={B}: {timeit(f):.1f} us', flush=True)
+            print(f'torch dim {dim} B={B}: {timeit(f, reps=20, warmup=3):.1f} us', flush=True)

@@ -14,6 +14,7 @@
 # Usage: python3 matrix_pass.py DIR [only] ; with only (e.g. 128_float32)
 # it times just that source's base shape once, for ncu.
 import glob, os, re, subprocess, sys, numpy as np, cupy as cp
+from calib import timeit
 
 here = sys.argv[1]
 only = sys.argv[2] if len(sys.argv) > 2 else ''
@@ -22,17 +23,6 @@ sms = dev.attributes['MultiProcessorCount']
 cc = '%d%d' % dev.compute_capability if isinstance(dev.compute_capability, tuple) else dev.compute_capability
 print('SMs', sms, cp.cuda.runtime.getDeviceProperties(0)['name'].decode(), 'sm_' + cc, flush=True)
 BATCH = {128: 1 << 20, 256: 65536, 1024: 4096}  # issue 28's shapes
-
-
-def timeit(f, reps=10):
-    for _ in range(2):
-        f()
-    ts = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record(); f(); b.record(); b.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(a, b) * 1000)
-    return float(np.median(ts))
 
 
 def define(src, name):

@@ -41,14 +41,12 @@ type MatrixPassShape struct {
 // float32, where ptxas 11.8 spills 16 to 24 bytes (sm_90, dims 128 and
 // 1024); one in float64, where at two it spilled 188.
 func MatrixPassShapeOf(dim int, dt DType) MatrixPassShape {
-	s := MatrixPassShape{TM: 8, TN: 8, TY: 16, TX: 16, BK: 8, MinBlocks: 2}
+	e := ExactGemmShapeOf(dim, dt)
+	s := MatrixPassShape{TM: e.TM, TN: e.TN, TY: e.TY, TX: e.TX, Threads: e.Threads, BM: e.BM, BN: e.BN, BK: e.BK,
+		Tiles: e.Tiles, NL: e.NL, MinBlocks: e.MinBlocks}
 	if dt == Float64 {
-		s.TN, s.MinBlocks = 4, 1
+		s.MinBlocks = 1
 	}
-	s.Threads = s.TY * s.TX
-	s.BM, s.BN = s.TY*s.TM, s.TX*s.TN
-	s.Tiles = (dim + s.BN - 1) / s.BN
-	s.NL = s.BK * s.BN / s.Threads
 	return s
 }
 
