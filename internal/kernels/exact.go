@@ -148,8 +148,15 @@ func exactShape(dim int, dt DType, pl exactPlan, rn, tx, ty int) ExactShape {
 // stages the normal table once a resident block, not once per group.
 func exactGeometry(dim int, dt DType) Geometry {
 	s := ExactShapeOf(dim, dt)
-	return Geometry{Unit: "chains", PerBlock: s.BM, Threads: s.Threads, Tiles: s.Tiles, PerSM: s.MinBlocks, Loops: true,
-		Note: fmt.Sprintf("a thread per %d chains × %d coordinates, %d coordinates a tile", s.RM, s.RN, s.BN)}
+	return loopingGeometry(s.BM, s.Threads, s.Tiles, s.MinBlocks,
+		fmt.Sprintf("a thread per %d chains × %d coordinates, %d coordinates a tile", s.RM, s.RN, s.BN))
+}
+
+// loopingGeometry is the launch of a kernel whose blocks loop over work
+// items of a group of perBlock chains and one of tiles tiles, its grid
+// capped at perSM blocks a multiprocessor.
+func loopingGeometry(perBlock, threads, tiles, perSM int, note string) Geometry {
+	return Geometry{Unit: "chains", PerBlock: perBlock, Threads: threads, Tiles: tiles, PerSM: perSM, Loops: true, Note: note}
 }
 
 // exactParams is the exact kernel's argument list: the state it
@@ -253,8 +260,8 @@ func ExactGemmShapeOf(dim int, dt DType) ExactGemmShape {
 // multiprocessor, each block looping over its work items.
 func exactGemmGeometry(dim int, dt DType) Geometry {
 	s := ExactGemmShapeOf(dim, dt)
-	return Geometry{Unit: "chains", PerBlock: s.BM, Threads: s.Threads, Tiles: s.Pairs, PerSM: s.MinBlocks, Loops: true,
-		Note: fmt.Sprintf("a thread per %d chains × %d coordinates, %d coordinates a tile, two tiles a work item", s.TM, s.TN, s.BN)}
+	return loopingGeometry(s.BM, s.Threads, s.Pairs, s.MinBlocks,
+		fmt.Sprintf("a thread per %d chains × %d coordinates, %d coordinates a tile, two tiles a work item", s.TM, s.TN, s.BN))
 }
 
 // ExactLoopChains returns a batch at which every exact kernel's blocks

@@ -55,8 +55,8 @@ func MatrixPassShapeOf(dim int, dt DType) MatrixPassShape {
 // multiprocessor, each block looping over its work items.
 func matrixPassGeometry(dim int, dt DType) Geometry {
 	s := MatrixPassShapeOf(dim, dt)
-	return Geometry{Unit: "chains", PerBlock: s.BM, Threads: s.Threads, Tiles: s.Tiles, PerSM: s.MinBlocks, Loops: true,
-		Note: fmt.Sprintf("a thread per %d chains × %d positions, %d positions a tile", s.TM, s.TN, s.BN)}
+	return loopingGeometry(s.BM, s.Threads, s.Tiles, s.MinBlocks,
+		fmt.Sprintf("a thread per %d chains × %d positions, %d positions a tile", s.TM, s.TN, s.BN))
 }
 
 // candidates are kernels written but not yet put in packages (Candidate).
