@@ -176,6 +176,10 @@ func runPackageOf[T gibbsrt.Float](b *bench, dir string, spec gibbsimpl.Module, 
 			ds.Free()
 			return err
 		}
+		if err := passRows(b, dir, spec.DType, s, ds, x0, batch, model, fmaRate); err != nil {
+			ds.Free()
+			return err
+		}
 		if slices.Contains(s.Strategies(), gibbsrt.Matrix) {
 			if err := exactDraws(b, dir, spec.DType, s, ds, batch); err != nil {
 				ds.Free()
@@ -277,6 +281,35 @@ func pulledByLaunchRows[T gibbsrt.Float](b *bench, dir, dtype string, s *gibbsrt
 			Kernel: "auto+pulled", Resolved: s.Choose(batch, sweeps).String(), Launch: stats}, "auto+pulled", int(sizeOf[T]()), fmaRate)
 	}
 	return nil
+}
+
+// passRows times the matrix form a launch a pass (the pass kernel, which
+// the runtime launches only where asked: gibbstest.SetMatrixPasses) at
+// each sweeps of the bench, as rows "matrix:pass", after checking it
+// against the twin bit for bit. It does nothing where the package has no
+// pass kernel (below dim 65), and leaves s as it was: the matrix
+// strategy's kernel, Auto.
+func passRows[T gibbsrt.Float](b *bench, dir, dtype string, s *gibbsrt.Sampler[T], ds *gibbsrt.DeviceState[T], x0 []T,
+	batch int, model gibbstest.Model, fmaRate float64) error {
+	if !gibbstest.SetMatrixPasses(s, true) {
+		return nil
+	}
+	defer gibbstest.SetMatrixPasses(s, false)
+	if err := checkPackage(b, dir+" (a launch a pass)", s, model, gibbsrt.Matrix); err != nil {
+		return err
+	}
+	if err := setStrategy(s, gibbsrt.Matrix); err != nil {
+		return err
+	}
+	for _, sweeps := range b.opt.sweeps {
+		stats, err := timeSweeps(b, s, ds, x0, sweeps)
+		if err != nil {
+			return fmt.Errorf("matrix:pass, B=%d, %d sweeps: %w", batch, sweeps, err)
+		}
+		b.addPackageRow(PackageRow{Dir: dir, Dim: s.Dim(), DType: dtype, Batch: batch, SweepsPerLaunch: sweeps,
+			Kernel: "matrix:pass", Resolved: gibbsrt.Matrix.String(), Launch: stats}, "matrix:pass", int(sizeOf[T]()), fmaRate)
+	}
+	return setStrategy(s, gibbsrt.Auto)
 }
 
 // addPackageRow completes r from its launch statistics and the floor of

@@ -23,7 +23,7 @@ import (
 // three tiles, the last partial), 72 in float32 (one tile, a partial
 // slab of 8 beyond dim 64).
 func TestMatrixPassOnHost(t *testing.T) {
-	k := kernels.Candidate("gibbs_matrix_pass")
+	k := kernels.Named("gibbs_matrix_pass")
 	cases := []emuCase{{13, kernels.Float32}, {36, kernels.Float32}, {72, kernels.Float32}, {13, kernels.Float64}, {130, kernels.Float64}}
 	runEmuCases(t, cases, func(s Spec) *emuModule {
 		return buildEmuImage(t, s, newImage([]*kernels.Kernel{kernels.ForStrategy(kernels.Matrix), k}))
@@ -117,7 +117,7 @@ func TestMatrixPassSource(t *testing.T) {
 			t.Fatal(err)
 		}
 		src, err := m.renderImage("module.cu", newImage([]*kernels.Kernel{kernels.ForStrategy(kernels.Matrix),
-			kernels.Named("gibbs_exact_gemm"), kernels.Candidate("gibbs_matrix_pass")}))
+			kernels.Named("gibbs_exact_gemm"), kernels.Named("gibbs_matrix_pass")}))
 		if err != nil {
 			t.Fatal(err)
 		}

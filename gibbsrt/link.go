@@ -23,5 +23,6 @@ func link[T Float]() {
 	impl.Set((*Sampler[T]).setPulledSums)
 	impl.Set((*Sampler[T]).setPulledByLaunch)
 	impl.Set((*Sampler[T]).setFusedShift)
+	impl.Set((*Sampler[T]).setMatrixPasses)
 	impl.Set((*Sampler[T]).setExactKernel)
 }

@@ -34,10 +34,11 @@ type Sampler[T Float] struct {
 	stream   cuda.Stream                  // every launch and copy of the sampler
 	staging  cuda.HostMemory              // page-locked copy of host slices, grown on demand
 
-	// Scratch device buffers for the host-slice calls (0, 1) and for
-	// Chebyshev coefficients (2), grown on demand.
-	scratch     [3]cuda.DevicePtr
-	scratchSize [3]uint64
+	// Scratch device buffers for the host-slice calls (0, 1), for
+	// Chebyshev coefficients (2) and for the state between the matrix
+	// form's passes (3: passScratch), grown on demand.
+	scratch     [4]cuda.DevicePtr
+	scratchSize [4]uint64
 
 	// The plan whose table is on the device, by name, for the tables
 	// uploaded on demand (demand).
@@ -61,6 +62,9 @@ type Sampler[T Float] struct {
 	// pulledByLaunch (a test hook) has plain launches of the per-model
 	// kernel pull their sums where they are short (pulledEntry).
 	pulledByLaunch bool
+	// matrixPasses (a test hook) has the matrix form's plain sweeps run a
+	// launch a pass (passKernel).
+	matrixPasses bool
 	// shiftFused (a test hook) has plain sweeps and exact draws with a
 	// linear term run the per-model kernels' Shifted entry points, which
 	// subtract and add the shifts themselves, where those kernels run
@@ -824,6 +828,9 @@ func (s *Sampler[T]) launchModel(l cuda.Locked, x cuda.DevicePtr, chains, sweeps
 	k, err := s.entry(kernels.Sweep, s.chooseFor(chains, sweeps, e))
 	if err != nil {
 		return err
+	}
+	if pk := s.passKernel(k, t, ch); pk != nil {
+		return s.launchPasses(l, pk, x, chains, sweeps, st)
 	}
 	return s.launchEntry(l, k, e, x, chains, sweeps, st, t, ch, 0)
 }

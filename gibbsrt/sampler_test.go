@@ -89,6 +89,7 @@ func TestLaunchArgsMatchTable(t *testing.T) {
 		kernels.Shift:      {shiftArgs(1, 2, 300, 10, 30, 3, true), []any{p(1), p(2), uint64(300), uint64(10), uint32(30), p(3), uint32(1)}},
 		kernels.Family: {familyArgs(1, 10, 5, st, familyTabs{m: 4, md: 5, b: 6, members: 3, s: 7, w: 8, h: 9, badChains: 11}),
 			append(append([]any(nil), sweep...), p(4), p(5), p(6), uint32(3), p(7), p(8), p(9), p(11))},
+		kernels.MatrixPass: {passArgs(1, 2, 10, 1, st, 4), []any{p(1), p(2), uint64(10), uint32(1), uint64(1), uint64(6), uint64(3)}},
 		kernels.FamilyExact: {familyExactArgs(1, 10, st, familyTabs{m: 4, md: 5, b: 6, members: 3, s: 7, w: 8, h: 9, badChains: 11}),
 			[]any{p(1), uint64(10), uint64(1), uint64(2), uint64(3), p(4), p(5), p(6), uint32(3), p(7), p(8), p(9), p(11)}},
 	}

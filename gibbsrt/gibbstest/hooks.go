@@ -64,6 +64,18 @@ func SetPulledByLaunch[T gibbsrt.Float](s *gibbsrt.Sampler[T], on bool) {
 	impl.Get[func(*gibbsrt.Sampler[T], impl.PulledByLaunch)]()(s, impl.PulledByLaunch{On: on})
 }
 
+// SetMatrixPasses has later plain sweeps of the matrix form run a launch a
+// pass through the pass kernel (on), or through the matrix strategy's
+// kernel (the default), and reports whether the package has the pass
+// kernel (from dim 65).
+func (d device[T]) SetMatrixPasses(on bool) bool { return SetMatrixPasses(d.s, on) }
+
+// SetMatrixPasses is device.SetMatrixPasses for the bench, which times the
+// matrix form both ways.
+func SetMatrixPasses[T gibbsrt.Float](s *gibbsrt.Sampler[T], on bool) bool {
+	return impl.Get[func(*gibbsrt.Sampler[T], impl.MatrixPasses) bool]()(s, impl.MatrixPasses{On: on})
+}
+
 // SetFusedShift has later plain sweeps with a linear term run the
 // per-model kernel's entry point that subtracts and adds the shifts itself
 // (fused) where that kernel runs, or the shifts' own passes (the default).

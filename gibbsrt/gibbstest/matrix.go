@@ -62,7 +62,8 @@ func checkExactDraws[T gibbsrt.Float](t TB, m Model, draw func(x []T, st gibbsrt
 
 // GPUMatrix checks the Matrix strategy against the twin in the matrix form,
 // bit for bit: every scheme, batch and sweep count, traces, device state,
-// Chebyshev iterations and exact draws on host and device state; then the
+// a launch a pass (the pass kernel), Chebyshev iterations and exact draws
+// on host and device state; then the
 // closed-form checks at a million chains (gpuDistChains). It skips in a
 // package without the strategy.
 func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
@@ -111,6 +112,47 @@ func GPUMatrix[T gibbsrt.Float](t *testing.T, h Harness[T]) {
 			requireEqual(t, "device state", got, want, d)
 		})
 	}
+	t.Run("Passes", func(t *testing.T) {
+		// A launch a pass (gibbs_matrix_pass, from dim 65): every scheme
+		// at the twin's batches, one and two sweeps (an odd and an even
+		// count of passes), on host and device state; and, in one
+		// forward sweep, enough chains that each block loops over
+		// several work items.
+		if !hooks(g).SetMatrixPasses(true) {
+			t.Skip("the package has no pass kernel")
+		}
+		defer hooks(g).SetMatrixPasses(false)
+		for i, sc := range matrixSchemes {
+			ref := setUp(t, sc, m)
+			batches := twinBatches(d)
+			if i == 0 {
+				batches = append(batches, kernels.ExactLoopChains(d))
+			}
+			for _, chains := range batches {
+				for _, sweeps := range []int{1, 2} {
+					if sweeps == 2 && chains > 5000 {
+						continue // the twin's time, not the kernel's paths
+					}
+					requireSameSweeps(t, fmt.Sprintf("%v, B=%d sweeps=%d: a launch a pass, GPU vs CPU", sc, chains, sweeps), g.Sweep, ref,
+						randomState[T](rng, chains, d), sweeps, st, d)
+				}
+			}
+			x0 := randomState[T](rng, 129, d)
+			want := append([]T(nil), x0...)
+			if err := ref.Sweep(want, 3, st); err != nil {
+				t.Fatal(err)
+			}
+			ds := uploaded(t, g, x0)
+			got := make([]T, len(want))
+			if err := g.SweepDevice(ds, 3, st); err != nil {
+				t.Fatal(err)
+			}
+			if err := ds.Download(got); err != nil {
+				t.Fatal(err)
+			}
+			requireEqual(t, fmt.Sprintf("%v: a launch a pass on device state", sc), got, want, d)
+		}
+	})
 	t.Run("Chebyshev", func(t *testing.T) {
 		ref := setUp(t, matrixSchemes[3], m)
 		chains := cpuChains(500, d, 40)

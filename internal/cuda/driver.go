@@ -59,6 +59,7 @@ type driver struct {
 	cuMemHostGetDevicePointer                   func(d *uint64, p unsafe.Pointer, flags uint32) Result
 	cuMemcpyHtoDAsync                           func(dst uint64, src unsafe.Pointer, bytes uintptr, stream uintptr) Result
 	cuMemcpyDtoHAsync                           func(dst unsafe.Pointer, src uint64, bytes uintptr, stream uintptr) Result
+	cuMemcpyDtoDAsync                           func(dst, src uint64, bytes uintptr, stream uintptr) Result
 
 	// Symbol names actually bound where there is a choice, for messages.
 	releaseName string
@@ -150,6 +151,7 @@ func loadDriverFrom(library string) (*driver, error) {
 		{&d.cuMemHostGetDevicePointer, []string{"cuMemHostGetDevicePointer_v2"}, nil},
 		{&d.cuMemcpyHtoDAsync, []string{"cuMemcpyHtoDAsync_v2"}, nil},
 		{&d.cuMemcpyDtoHAsync, []string{"cuMemcpyDtoHAsync_v2"}, nil},
+		{&d.cuMemcpyDtoDAsync, []string{"cuMemcpyDtoDAsync_v2"}, nil},
 	}
 	for _, s := range syms {
 		var addr uintptr

@@ -58,6 +58,19 @@ func (l Locked) CopyToDeviceAsync(dst DevicePtr, src unsafe.Pointer, bytes uint6
 	return err
 }
 
+// CopyDeviceAsync queues a copy of bytes from device memory at src to dst
+// on s.
+func (l Locked) CopyDeviceAsync(dst, src DevicePtr, bytes uint64, s Stream) error {
+	if bytes == 0 {
+		return nil
+	}
+	n, err := sizeT("CopyDeviceAsync", bytes)
+	if err != nil {
+		return err
+	}
+	return check("cuMemcpyDtoDAsync_v2", l.c.drv.cuMemcpyDtoDAsync(uint64(dst), uint64(src), n, uintptr(s)))
+}
+
 // CopyFromDeviceAsync queues a copy of bytes from src to host memory at dst
 // on s.
 func (l Locked) CopyFromDeviceAsync(dst unsafe.Pointer, src DevicePtr, bytes uint64, s Stream) error {

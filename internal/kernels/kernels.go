@@ -86,7 +86,7 @@ const (
 	// precision per chain").
 	FamilyExact
 	// MatrixPass runs one pass of the matrix form over every chain from
-	// one state array into another (a candidate: kernels.Candidate).
+	// one state array into another: a sweep a launch a pass.
 	MatrixPass
 )
 
@@ -807,6 +807,22 @@ var table = []Kernel{
 		AutoRank: 0,
 		Prefer:   exactTriPrefer,
 		AutoDoc:  "in float32 to dim 128 at batches of at least 8 waves of its groups (1.18 and 1.52 times faster than the tiled kernel at dims 72 and 128, a million chains; within 4% at dims 200 and 256)",
+	},
+	{
+		Name: "gibbs_matrix_pass", Role: MatrixPass, Block: "kernel_matrix_pass", With: Matrix,
+		Doc:        "one pass of the matrix form over every chain from x into y, y = c_f + M_f x + N_f z, bit for bit the matrix strategy's pass, as a SIMT GEMM: kernels.MatrixPassShape: a block owns BM chains by BN positions, a thread TM chains by TN positions in registers; the slabs of BK positions, M's with the state as the A operand, then N's lower triangle with the normals drawn as the slab is stored, double buffered in shared memory, one barrier a slab",
+		Params:     matrixPassParams,
+		GeometryOf: matrixPassGeometry,
+		Symbols:    []string{SymbolMatM, SymbolMatN, SymbolMatC},
+		Shape:      func(dim int, dt DType) any { return MatrixPassShapeOf(dim, dt) },
+		Dims:       anyDims,
+		MinDim:     ExactGemmMinDim,
+		// ptxas (nvcc 11.8, 128 registers for 2 blocks an SM) keeps a few
+		// of a work item's scalars in local memory in float32, as in
+		// gibbs_exact_gemm, whose shape it has: 16 to 48 bytes stored at
+		// dims 65 to 1024, sm_75 to sm_90 (make resources); none in
+		// float64 (one block an SM, 182 to 194 registers).
+		Spills: func(int, DType) map[string]int { return map[string]int{"gibbs_matrix_pass": 128} },
 	},
 	{
 		Name: "gibbs_philox", Role: Philox, Block: "kernel_philox",

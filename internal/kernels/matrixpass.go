@@ -17,10 +17,13 @@ import "fmt"
 // matrix strategy holds a block's chains in shared memory for a whole
 // launch, a block per 32 or 64 chains at dims 128 to 1024).
 //
-// It is a candidate: no package holds it until a GPU run has checked it
-// against the twin and timed it against the matrix strategy and cuBLAS.
-// gen's TestMatrixPassOnHost runs it under the host emulation, bit for bit
-// against the twin's forward, backward and symmetric sweeps.
+// Packages of the matrix strategy hold it from dim 65 (ExactGemmMinDim),
+// where the matrix strategy's thread no longer holds its rows of the
+// tables in registers. No GPU has run it yet, so the runtime launches it
+// only where a test or the bench asks (gibbstest.SetMatrixPasses); gen's
+// TestMatrixPassOnHost runs it under the host emulation, bit for bit
+// against the twin's forward, backward and symmetric sweeps, and
+// bench/calibrate/matrix_pass.py times its shapes on a device.
 
 // MatrixPassShape is the matrix-form pass kernel's shape for one dim and
 // dtype.
@@ -59,30 +62,10 @@ func matrixPassGeometry(dim int, dt DType) Geometry {
 		fmt.Sprintf("a thread per %d chains × %d positions, %d positions a tile", s.TM, s.TN, s.BN))
 }
 
-// candidates are kernels written but not yet put in packages (Candidate).
-var candidates = []Kernel{
-	{
-		Name: "gibbs_matrix_pass", Role: MatrixPass, Block: "kernel_matrix_pass", With: Matrix,
-		Doc: "one pass of the matrix form over every chain, y = c_f + M_f x + N_f z, bit for bit the matrix strategy's, as a SIMT GEMM: kernels.MatrixPassShape",
-		Params: []Param{
-			{Name: "x", Kind: ConstRealP}, {Name: "y", Kind: RealP}, {Name: "chains", Kind: U64}, {Name: "frame", Kind: U32},
-			{Name: "seed", Kind: U64, Break: true}, {Name: "sweep", Kind: U64}, {Name: "chain0", Kind: U64},
-		},
-		GeometryOf: matrixPassGeometry,
-		Symbols:    []string{SymbolMatM, SymbolMatN, SymbolMatC},
-		Shape:      func(dim int, dt DType) any { return MatrixPassShapeOf(dim, dt) },
-		Dims:       anyDims,
-	},
-}
-
-// Candidate returns the candidate kernel called name, or nil: a row that
-// All, Supported and so the generator's packages do not hold, for the
-// host emulation's tests and the calibration scripts.
-func Candidate(name string) *Kernel {
-	for i := range candidates {
-		if candidates[i].Name == name {
-			return &candidates[i]
-		}
-	}
-	return nil
+// matrixPassParams is the pass kernel's argument list: the state it reads,
+// the array it writes, the pass's frame (0 forward, 1 backward) and the
+// stream of its normals (the pass's sweep index).
+var matrixPassParams = []Param{
+	{Name: "x", Kind: ConstRealP}, {Name: "y", Kind: RealP}, {Name: "chains", Kind: U64}, {Name: "frame", Kind: U32},
+	{Name: "seed", Kind: U64, Break: true}, {Name: "sweep", Kind: U64}, {Name: "chain0", Kind: U64},
 }

@@ -26,6 +26,10 @@ type PulledSums struct{ Pulled *bool }
 // (On) or always push them.
 type PulledByLaunch struct{ On bool }
 
+// MatrixPasses is the argument of gibbsrt's hook that has the matrix
+// form's plain sweeps run a launch a pass (On).
+type MatrixPasses struct{ On bool }
+
 // FusedShift is the argument of gibbsrt's hook that has plain sweeps with
 // a linear term run the per-model kernel's Shifted entry point (Fused) or
 // the shifts' own passes.
