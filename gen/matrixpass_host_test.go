@@ -12,19 +12,20 @@ import (
 	"github.com/gibbsgen/gibbsgen/internal/kernels"
 )
 
-// TestMatrixPassOnHost runs the candidate gibbs_matrix_pass through the
-// host emulation, a launch a pass, against the twin's sweeps in the matrix
-// form bit for bit: two forward sweeps (frame 0), a backward one (frame
-// 1) and a symmetric one (frames 0 then 1, one sweep index), over three
-// groups of chains, the last partial, on emuGrid's two blocks (so that a
-// block loops over its work items). The dims reach every path: 13 (one
-// tile; dim not a multiple of 4 or of a slab: scalar loads and stores, M's
-// last slab predicated), 36 and 130 (whole vectors; 130 in float64 is
-// three tiles, the last partial), 72 in float32 (one tile, a partial
-// slab of 8 beyond dim 64).
+// TestMatrixPassOnHost runs gibbs_matrix_pass through the host
+// emulation, a launch a pass, against the twin's sweeps in the matrix form
+// bit for bit: two forward sweeps (frame 0), a backward one (frame 1) and
+// a symmetric one (frames 0 then 1, one sweep index), over three groups of
+// chains, the last partial, on emuGrid's two blocks (so that a block
+// loops over its work items). The dims reach every path: 13 (one tile;
+// dim not a multiple of 4 or of a slab: scalar loads and stores, M's last
+// slab partial), 36 (whole vectors), 72 in float32 (one partial tile),
+// 130 (two tiles in float32, three in float64, the last partial; scalar
+// loads of the state, vector stores in float64).
 func TestMatrixPassOnHost(t *testing.T) {
 	k := kernels.Named("gibbs_matrix_pass")
-	cases := []emuCase{{13, kernels.Float32}, {36, kernels.Float32}, {72, kernels.Float32}, {13, kernels.Float64}, {130, kernels.Float64}}
+	cases := []emuCase{{13, kernels.Float32}, {36, kernels.Float32}, {72, kernels.Float32}, {130, kernels.Float32},
+		{13, kernels.Float64}, {130, kernels.Float64}}
 	runEmuCases(t, cases, func(s Spec) *emuModule {
 		return buildEmuImage(t, s, newImage([]*kernels.Kernel{kernels.ForStrategy(kernels.Matrix), k}))
 	}, func(t *testing.T, m *emuModule, s Spec) { matrixPassOnHost[float32](t, m, s, k) },
