@@ -168,6 +168,8 @@ static void gg_emu_launch(unsigned blocks, unsigned threads, F kernel) {
 
 template <class T>
 static inline T __ldg(const T* p) { return *p; }
+template <typename T>
+static inline void __stcg(T* p, T v) { *p = v; }
 static inline unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
 static inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 static inline int min(int a, int b) { return a < b ? a : b; }
