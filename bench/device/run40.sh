@@ -2,16 +2,17 @@
 # Run 40 in one device call (docs/CONTRIBUTING.md): the GPU suites that
 # check the new paths bit for bit (Specialized: pulled sums by launch;
 # GPULinear/Fused: the fused shifts; GPUMatrix/Passes: the matrix form a
-# launch a pass), the bench of the default-strategy packages (rows
+# launch a pass, float32 dims 128 and 1024, float64 dim 128), the bench of the default-strategy packages (rows
 # auto+pulled, auto+linear:fused, exact+linear:fused at dims 32 and 64 and
 # a million chains; matrix:pass at dim 128 and a million chains, dim 1024
 # and 4096), ncu of gibbs_sweep_model_pulled in 100-sweep launches at dim
 # 64, then bench/calibrate/matrix_pass.py (gibbs_matrix_pass's and
 # gibbs_exact_gemm's shapes beside PyTorch) and ncu of one pass. Built
 # here first:
-#   STRATEGY=default bench/device/build.sh x32:32 x64:64 x32f64:32:f64 x128:128 x1024:1024
+#   STRATEGY=default bench/device/build.sh x32:32 x64:64 x32f64:32:f64 x128:128 x1024:1024 x128f64:128:f64
 #   mkdir -p dev/pass && GIBBSGEN_CALIBRATE_OUT=dev/pass go test -run TestMatrixPassSource ./gen
-# and carried as dev/ (bin/ is unpacked from dev/all.txz there). Logs come
+# and carried as dev/ (bin/ is unpacked from dev/all.txz there; 16.2
+# MB at 566f280, within the 64 MiB a call carries). Logs come
 # back as $OUT/logs.tgz, written as the steps finish.
 set -uo pipefail
 tar xJf dev/all.txz
@@ -23,7 +24,7 @@ for p in x32 x64 x32f64; do
   run "suite-$p" timeout 120 "bin/$p.test" -test.v -test.run 'TestGPU$/Specialized|TestGPULinear$/Fused'
   pack
 done
-for p in x128 x1024; do
+for p in x128 x1024 x128f64; do
   run "suite-$p" timeout 300 "bin/$p.test" -test.v -test.run 'TestGPUMatrix$/Passes'
   pack
 done
