@@ -15,9 +15,10 @@ import (
 // passScratch is the scratch buffer that holds the state between passes.
 const passScratch = 3
 
-// passArgs are the pass kernel's values: pass i of the launch's sweeps in
-// frame f, from x into y.
-func passArgs(x, y cuda.DevicePtr, chains int, f int, st Stream, sweep int) argValues {
+// passArgs are the pass kernel's values: the pass in frame f of the
+// launch's sweep sweep (the stream's sweep st.Sweep + sweep), from x into
+// y.
+func passArgs(x, y cuda.DevicePtr, chains, f int, st Stream, sweep int) argValues {
 	return argValues{{"x", uint64(x)}, {"y", uint64(y)}, {"chains", uint64(chains)}, {"frame", uint64(f)},
 		{"seed", st.Seed}, {"sweep", st.Sweep + uint64(sweep)}, {"chain0", st.Chain}}
 }
