@@ -61,7 +61,7 @@ func (d device[T]) SetPulledByLaunch(on bool) { SetPulledByLaunch(d.s, on) }
 // SetPulledByLaunch is device.SetPulledByLaunch for the bench, which times
 // Auto both ways.
 func SetPulledByLaunch[T gibbsrt.Float](s *gibbsrt.Sampler[T], on bool) {
-	impl.Get[func(*gibbsrt.Sampler[T], impl.PulledByLaunch)]()(s, impl.PulledByLaunch{On: on})
+	pulledByLaunchHook[T]()(s, impl.PulledByLaunch{On: on})
 }
 
 // SetMatrixPasses has later plain sweeps of the matrix form run a launch a
@@ -73,7 +73,7 @@ func (d device[T]) SetMatrixPasses(on bool) bool { return SetMatrixPasses(d.s, o
 // SetMatrixPasses is device.SetMatrixPasses for the bench, which times the
 // matrix form both ways.
 func SetMatrixPasses[T gibbsrt.Float](s *gibbsrt.Sampler[T], on bool) bool {
-	return impl.Get[func(*gibbsrt.Sampler[T], impl.MatrixPasses) bool]()(s, impl.MatrixPasses{On: on})
+	return matrixPassesHook[T]()(s, impl.MatrixPasses{On: on})
 }
 
 // SetFusedShift has later plain sweeps with a linear term run the
@@ -84,7 +84,7 @@ func (d device[T]) SetFusedShift(fused bool) { SetFusedShift(d.s, fused) }
 // SetFusedShift is device.SetFusedShift for the bench, which times a
 // linear term both ways.
 func SetFusedShift[T gibbsrt.Float](s *gibbsrt.Sampler[T], fused bool) {
-	impl.Get[func(*gibbsrt.Sampler[T], impl.FusedShift)]()(s, impl.FusedShift{Fused: fused})
+	fusedShiftHook[T]()(s, impl.FusedShift{Fused: fused})
 }
 
 // Module returns the module the sampler was loaded from.
@@ -120,6 +120,18 @@ func stagedNormalsHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], *bool) {
 
 func pulledSumsHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], impl.PulledSums) {
 	return impl.Get[func(*gibbsrt.Sampler[T], impl.PulledSums)]()
+}
+
+func pulledByLaunchHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], impl.PulledByLaunch) {
+	return impl.Get[func(*gibbsrt.Sampler[T], impl.PulledByLaunch)]()
+}
+
+func matrixPassesHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], impl.MatrixPasses) bool {
+	return impl.Get[func(*gibbsrt.Sampler[T], impl.MatrixPasses) bool]()
+}
+
+func fusedShiftHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], impl.FusedShift) {
+	return impl.Get[func(*gibbsrt.Sampler[T], impl.FusedShift)]()
 }
 
 func exactKernelHook[T gibbsrt.Float]() func(*gibbsrt.Sampler[T], string) ([]string, error) {

@@ -11,4 +11,8 @@ func TestHooksLinked(t *testing.T) {
 	_, _ = chebyshevInRowsHook[float64](), lastChebyshevSharedHook[float64]()
 	_, _ = stagedNormalsHook[float32](), stagedNormalsHook[float64]()
 	_, _ = pulledSumsHook[float32](), pulledSumsHook[float64]()
+	_, _ = pulledByLaunchHook[float32](), pulledByLaunchHook[float64]()
+	_, _ = matrixPassesHook[float32](), matrixPassesHook[float64]()
+	_, _ = fusedShiftHook[float32](), fusedShiftHook[float64]()
+	_, _ = exactKernelHook[float32](), exactKernelHook[float64]()
 }
