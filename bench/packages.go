@@ -230,14 +230,9 @@ func pulledRows[T gibbsrt.Float](b *bench, dir, dtype string, s *gibbsrt.Sampler
 	if err := setStrategy(s, gibbsrt.Specialized); err != nil {
 		return err
 	}
-	dim := s.Dim()
-	for _, sweeps := range b.opt.sweeps {
-		stats, err := timeSweeps(b, s, ds, x0, sweeps)
-		if err != nil {
-			return fmt.Errorf("model:pulled, B=%d, %d sweeps: %w", batch, sweeps, err)
-		}
-		b.addPackageRow(PackageRow{Dir: dir, Dim: dim, DType: dtype, Batch: batch, SweepsPerLaunch: sweeps,
-			Kernel: "model:pulled", Resolved: gibbsrt.Specialized.String(), Launch: stats}, "model:pulled", int(sizeOf[T]()), fmaRate)
+	specialized := func(int) gibbsrt.Strategy { return gibbsrt.Specialized }
+	if err := sweepRows(b, dir, dtype, s, ds, x0, batch, fmaRate, "model:pulled", specialized); err != nil {
+		return err
 	}
 	if err := setModel(nil); err != nil {
 		return err
@@ -272,15 +267,8 @@ func pulledByLaunchRows[T gibbsrt.Float](b *bench, dir, dtype string, s *gibbsrt
 	if sp.PulledState != gibbsrt.Ready {
 		return fmt.Errorf("auto+pulled: the Pulled entry point's build %v (%v)", sp.PulledState, sp.PulledErr)
 	}
-	for _, sweeps := range b.opt.sweeps {
-		stats, err := timeSweeps(b, s, ds, x0, sweeps)
-		if err != nil {
-			return fmt.Errorf("auto+pulled, B=%d, %d sweeps: %w", batch, sweeps, err)
-		}
-		b.addPackageRow(PackageRow{Dir: dir, Dim: s.Dim(), DType: dtype, Batch: batch, SweepsPerLaunch: sweeps,
-			Kernel: "auto+pulled", Resolved: s.Choose(batch, sweeps).String(), Launch: stats}, "auto+pulled", int(sizeOf[T]()), fmaRate)
-	}
-	return nil
+	return sweepRows(b, dir, dtype, s, ds, x0, batch, fmaRate, "auto+pulled",
+		func(sweeps int) gibbsrt.Strategy { return s.Choose(batch, sweeps) })
 }
 
 // passRows times the matrix form a launch a pass (the pass kernel, which
@@ -301,15 +289,26 @@ func passRows[T gibbsrt.Float](b *bench, dir, dtype string, s *gibbsrt.Sampler[T
 	if err := setStrategy(s, gibbsrt.Matrix); err != nil {
 		return err
 	}
+	matrix := func(int) gibbsrt.Strategy { return gibbsrt.Matrix }
+	if err := sweepRows(b, dir, dtype, s, ds, x0, batch, fmaRate, "matrix:pass", matrix); err != nil {
+		return err
+	}
+	return setStrategy(s, gibbsrt.Auto)
+}
+
+// sweepRows times s as it is set at each sweeps of the bench, as rows
+// called name whose kernel resolved gives.
+func sweepRows[T gibbsrt.Float](b *bench, dir, dtype string, s *gibbsrt.Sampler[T], ds *gibbsrt.DeviceState[T], x0 []T,
+	batch int, fmaRate float64, name string, resolved func(sweeps int) gibbsrt.Strategy) error {
 	for _, sweeps := range b.opt.sweeps {
 		stats, err := timeSweeps(b, s, ds, x0, sweeps)
 		if err != nil {
-			return fmt.Errorf("matrix:pass, B=%d, %d sweeps: %w", batch, sweeps, err)
+			return fmt.Errorf("%s, B=%d, %d sweeps: %w", name, batch, sweeps, err)
 		}
 		b.addPackageRow(PackageRow{Dir: dir, Dim: s.Dim(), DType: dtype, Batch: batch, SweepsPerLaunch: sweeps,
-			Kernel: "matrix:pass", Resolved: gibbsrt.Matrix.String(), Launch: stats}, "matrix:pass", int(sizeOf[T]()), fmaRate)
+			Kernel: name, Resolved: resolved(sweeps).String(), Launch: stats}, name, int(sizeOf[T]()), fmaRate)
 	}
-	return setStrategy(s, gibbsrt.Auto)
+	return nil
 }
 
 // addPackageRow completes r from its launch statistics and the floor of
