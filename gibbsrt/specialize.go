@@ -517,11 +517,7 @@ func (s *Sampler[T]) specialize(p *plan[T]) {
 		sp.builds[i].done = make(chan struct{})
 	}
 	if co.Keep != 0 { // over-relaxed: the plain entry points would be wrong
-		for _, e := range []kernels.Entry{kernels.EntryPlain, kernels.EntryTraced, kernels.EntryShifted, kernels.EntryPulled} {
-			b := &sp.builds[e]
-			b.started, b.err = true, errPlainUnbuilt
-			close(b.done)
-		}
+		unbuildPlain(sp, k)
 	}
 	s.specs[h] = sp
 	s.spec, s.specCached = sp, false
@@ -532,6 +528,18 @@ func (s *Sampler[T]) specialize(p *plan[T]) {
 	} else {
 		sp.first = int(kernels.EntryPlain)
 		s.startBuilds(sp, k, kernels.EntryPlain, kernels.EntryTraced)
+	}
+}
+
+// unbuildPlain marks the builds of the sweep kernel k's entry points that
+// run plain sweeps (plain, traced, Shifted, Pulled) failed with
+// errPlainUnbuilt, in their slots (buildSlot: the Pulled one's is not its
+// Entry's number, which is the exact-draw kernel's slot).
+func unbuildPlain[T Float](sp *specialization[T], k *kernels.Kernel) {
+	for _, e := range []kernels.Entry{kernels.EntryPlain, kernels.EntryTraced, kernels.EntryShifted, kernels.EntryPulled} {
+		b := &sp.builds[buildSlot(k, e)]
+		b.started, b.err = true, errPlainUnbuilt
+		close(b.done)
 	}
 }
 

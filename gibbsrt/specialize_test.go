@@ -232,6 +232,28 @@ func TestPulledEntry(t *testing.T) {
 	}
 }
 
+// TestUnbuildPlain: under over-relaxation the sweep kernel's plain,
+// traced, Shifted and Pulled builds fail with errPlainUnbuilt, and the Ext
+// entry point's and the exact-draw kernel's builds are left to be made.
+func TestUnbuildPlain(t *testing.T) {
+	k := kernels.Named("gibbs_sweep_model")
+	sp := &specialization[float32]{}
+	for i := range sp.builds {
+		sp.builds[i].done = make(chan struct{})
+	}
+	unbuildPlain(sp, k)
+	for _, e := range []kernels.Entry{kernels.EntryPlain, kernels.EntryTraced, kernels.EntryShifted, kernels.EntryPulled} {
+		if b := &sp.builds[buildSlot(k, e)]; b.state() != Failed || !errors.Is(b.err, errPlainUnbuilt) {
+			t.Errorf("%v: %v (%v), want failed: %v", e, b.state(), b.err, errPlainUnbuilt)
+		}
+	}
+	for slot, what := range map[int]string{int(kernels.EntryExt): "ext", buildExact: "exact", buildExactShifted: "exact shifted"} {
+		if st := sp.builds[slot].state(); st != NoSpecialization {
+			t.Errorf("%s build: %v, want %v", what, st, NoSpecialization)
+		}
+	}
+}
+
 // TestSpecializePTXStaged: GGZ becomes 1 or 0, and nothing else changes.
 func TestSpecializePTXStaged(t *testing.T) {
 	const src = "\tmov.u32 %r1, GGZ;\n\tsetp.ne.s32 %p1, %r1, 0;\n"
